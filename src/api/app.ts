@@ -1,0 +1,56 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Logger } from '../lib/logger.js';
+import type { Services } from '../services.js';
+import { validatorCompiler } from './validator.js';
+import { registerErrorHandling } from './errors.js';
+import { registerGuards } from './hooks.js';
+import { registerOpenApi } from './openapi.js';
+import { channelRoutes } from './routes/channels.js';
+import { healthRoutes } from './routes/health.js';
+import './context.js';
+
+export interface AppOptions {
+  logger: Logger;
+  services: Services;
+  baseUrl: string;
+  bodyLimitBytes: number;
+  tls?: { certFile: string; keyFile: string } | undefined;
+}
+
+/** Builds the HTTP app without listening; tests drive it with inject() or a real port. */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { services, baseUrl } = options;
+  const https = options.tls ? { key: readFileSync(options.tls.keyFile), cert: readFileSync(options.tls.certFile) } : null;
+  const app = Fastify({
+    loggerInstance: options.logger,
+    bodyLimit: options.bodyLimitBytes,
+    genReqId: () => randomBytes(8).toString('hex'),
+    requestIdHeader: false,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    ...(https ? { https } : {}),
+  } as never) as unknown as FastifyInstance;
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header('X-Request-Id', request.id);
+  });
+
+  // An empty body with a JSON content type is read as no body (clients send it on DELETE).
+  const defaultJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
+    defaultJson(request, body as string, done);
+  });
+
+  registerErrorHandling(app, options.bodyLimitBytes);
+  registerGuards(app, services);
+  await registerOpenApi(app, baseUrl);
+
+  healthRoutes(app, services);
+  channelRoutes(app, { channels: services.channels, baseUrl });
+  for (const extend of services.routeExtensions) extend(app);
+  return app;
+}

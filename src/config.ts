@@ -1,0 +1,171 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Every setting of the service, read from the environment once. Nothing else reads process.env.
+ * Each entry names its variable and has a documented default (see docs/configuration.md).
+ */
+const Port = Type.Integer({ minimum: 0, maximum: 65535 });
+const Positive = Type.Integer({ minimum: 1 });
+
+export const ConfigSchema = Type.Object({
+  PORT: Type.Optional(Port),
+  HOST: Type.Optional(Type.String({ minLength: 1 })),
+  DATABASE_URL: Type.Optional(Type.String({ minLength: 1 })),
+  PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  ROLE: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('api'), Type.Literal('worker')])),
+  DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  FILES_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$' })),
+  LOG_LEVEL: Type.Optional(Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)))),
+  BODY_LIMIT_BYTES: Type.Optional(Positive),
+  DEFAULT_PHONE_REGION: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
+  RATE_LIMIT_WINDOW_SECONDS: Type.Optional(Positive),
+  AUTH_CACHE_MS: Type.Optional(Type.Integer({ minimum: 0 })),
+  WEBHOOK_ALLOWLIST: Type.Optional(Type.String()),
+  WEBHOOK_RETRY_SCHEDULE: Type.Optional(Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?(,[0-9]+(\\.[0-9]+)?)*$' })),
+  WEBHOOK_TIMEOUT_MS: Type.Optional(Positive),
+  WEBHOOK_CONCURRENCY: Type.Optional(Positive),
+  WEBHOOK_ENDPOINT_CONCURRENCY: Type.Optional(Positive),
+  WORKER_POLL_MS: Type.Optional(Positive),
+  SHARED_MODE_MESSAGE_LIMIT: Type.Optional(Type.Integer({ minimum: 0 })),
+  TLS_CERT_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  TLS_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  BOOTSTRAP_ACCOUNT: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
+  SOCIALNET_API_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  BOTMSG_API_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  APPMSG_API_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  SMSPROVIDER_API_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  RBM_API_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  MAILPROVIDER_API_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  APPMSG_BUSINESS_API_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  NLP_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+});
+
+type RawConfig = Static<typeof ConfigSchema>;
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  /** `{base_url}`: public address of the API, ending in /v1, used in Location headers and file URLs. */
+  publicUrl: string;
+  role: 'all' | 'api' | 'worker';
+  dataDir: string;
+  filesDir: string;
+  encryptionKey: string;
+  logLevel: string;
+  bodyLimitBytes: number;
+  defaultPhoneRegion: string | undefined;
+  rateLimitWindowSeconds: number;
+  authCacheMs: number;
+  webhook: {
+    allowlist: string[];
+    retryScheduleSeconds: number[];
+    timeoutMs: number;
+    concurrency: number;
+    endpointConcurrency: number;
+  };
+  workerPollMs: number;
+  sharedModeMessageLimit: number;
+  tls: { certFile: string; keyFile: string } | undefined;
+  bootstrapAccount: boolean;
+  platforms: {
+    socialnetApiUrl: string;
+    botmsgApiUrl: string;
+    appmsgApiUrl: string;
+    smsproviderApiUrl: string;
+    rbmApiUrl: string;
+    mailproviderApiUrl: string;
+    appmsgBusinessApiUrl: string;
+    nlpUrl: string | undefined;
+  };
+}
+
+export class ConfigError extends Error {}
+
+function isSqlitePath(url: string): boolean {
+  return !/^postgres(ql)?:\/\//.test(url);
+}
+
+/** The encryption key comes from configuration, or is generated once into the data folder. */
+function loadOrCreateKey(dataDir: string): string {
+  const file = join(dataDir, 'encryption.key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32).toString('base64');
+  writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  return key;
+}
+
+const NUMERIC = new Set(['PORT', 'BODY_LIMIT_BYTES', 'RATE_LIMIT_WINDOW_SECONDS', 'AUTH_CACHE_MS', 'WEBHOOK_TIMEOUT_MS', 'WEBHOOK_CONCURRENCY', 'WEBHOOK_ENDPOINT_CONCURRENCY', 'WORKER_POLL_MS', 'SHARED_MODE_MESSAGE_LIMIT']);
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(ConfigSchema.properties)) {
+    const value = env[key];
+    if (value === undefined || value === '') continue;
+    raw[key] = NUMERIC.has(key) && /^-?[0-9]+$/.test(value) ? Number(value) : value;
+  }
+  if (!Value.Check(ConfigSchema, raw)) {
+    const first = [...Value.Errors(ConfigSchema, raw)][0];
+    const name = first ? first.path.slice(1) : 'configuration';
+    throw new ConfigError(`Invalid configuration: ${name}=${JSON.stringify(raw[name] ?? null)} (${first?.message ?? 'invalid'})`);
+  }
+  const c = raw as RawConfig;
+  const port = c.PORT ?? 8080;
+  const host = c.HOST ?? '0.0.0.0';
+  const dataDir = resolve(c.DATA_DIR ?? './data');
+  const databaseUrl = c.DATABASE_URL ?? join(dataDir, 'parley.db');
+  if (isSqlitePath(databaseUrl)) mkdirSync(dirname(resolve(databaseUrl)), { recursive: true });
+  const publicUrl = (c.PUBLIC_URL ?? `http://localhost:${port}/v1`).replace(/\/+$/, '');
+  if (!publicUrl.endsWith('/v1')) throw new ConfigError(`Invalid configuration: PUBLIC_URL must end in /v1 (got ${publicUrl})`);
+  if ((c.TLS_CERT_FILE === undefined) !== (c.TLS_KEY_FILE === undefined)) {
+    throw new ConfigError('Invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE go together');
+  }
+  const schedule = (c.WEBHOOK_RETRY_SCHEDULE ?? '60,300,1200,3600,10800,28800').split(',').map(Number);
+  const sandbox = 'http://127.0.0.1';
+  return {
+    port,
+    host,
+    databaseUrl,
+    publicUrl,
+    role: c.ROLE ?? 'all',
+    dataDir,
+    filesDir: resolve(c.FILES_DIR ?? join(dataDir, 'files')),
+    encryptionKey: c.ENCRYPTION_KEY ?? loadOrCreateKey(dataDir),
+    logLevel: c.LOG_LEVEL ?? 'info',
+    bodyLimitBytes: c.BODY_LIMIT_BYTES ?? 1024 * 1024,
+    defaultPhoneRegion: c.DEFAULT_PHONE_REGION,
+    rateLimitWindowSeconds: c.RATE_LIMIT_WINDOW_SECONDS ?? 3600,
+    authCacheMs: c.AUTH_CACHE_MS ?? 5000,
+    webhook: {
+      allowlist: (c.WEBHOOK_ALLOWLIST ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0),
+      retryScheduleSeconds: schedule,
+      timeoutMs: c.WEBHOOK_TIMEOUT_MS ?? 60_000,
+      concurrency: c.WEBHOOK_CONCURRENCY ?? 64,
+      endpointConcurrency: c.WEBHOOK_ENDPOINT_CONCURRENCY ?? 8,
+    },
+    workerPollMs: c.WORKER_POLL_MS ?? 200,
+    sharedModeMessageLimit: c.SHARED_MODE_MESSAGE_LIMIT ?? 1000,
+    tls: c.TLS_CERT_FILE && c.TLS_KEY_FILE ? { certFile: c.TLS_CERT_FILE, keyFile: c.TLS_KEY_FILE } : undefined,
+    bootstrapAccount: (c.BOOTSTRAP_ACCOUNT ?? 'true') === 'true',
+    platforms: {
+      socialnetApiUrl: c.SOCIALNET_API_URL ?? `${sandbox}:9101`,
+      botmsgApiUrl: c.BOTMSG_API_URL ?? `${sandbox}:9102`,
+      smsproviderApiUrl: c.SMSPROVIDER_API_URL ?? `${sandbox}:9103`,
+      appmsgApiUrl: c.APPMSG_API_URL ?? `${sandbox}:9104`,
+      rbmApiUrl: c.RBM_API_URL ?? `${sandbox}:9105`,
+      mailproviderApiUrl: c.MAILPROVIDER_API_URL ?? `${sandbox}:9106`,
+      appmsgBusinessApiUrl: c.APPMSG_BUSINESS_API_URL ?? `${sandbox}:9107`,
+      nlpUrl: c.NLP_URL,
+    },
+  };
+}
+
+export function isSqliteUrl(url: string): boolean {
+  return isSqlitePath(url);
+}

@@ -1,0 +1,211 @@
+import type { Store } from '../../store/store.js';
+import type { ChannelRow } from '../../store/repos/channels.js';
+import type { IdGenerator } from '../../lib/ids.js';
+import type { Clock } from '../../lib/clock.js';
+import { randomAlphanumeric, type SecretBox } from '../../lib/crypto.js';
+import { ApiError, say } from '../../lib/errors.js';
+import { assertValid } from '../../lib/validation.js';
+import { isPlainObject } from '../../lib/json.js';
+import { CHANNEL_TYPES, MODES_BY_TYPE, isChannelType, type ChannelType, type RbmAgentState } from '../../schemas/channel-types.js';
+import type { ConnectorRegistry } from '../../connectors/connector.js';
+import { CREATE_SCHEMAS, RBM_REGIONS, TYPE_SPECS, UPDATE_SCHEMAS } from './schemas.js';
+import { decodeChannel, type Channel } from './view.js';
+import { checkWebhookUrl } from './webhook-url.js';
+
+export interface ChannelServiceDeps {
+  store: Store;
+  ids: IdGenerator;
+  clock: Clock;
+  box: SecretBox;
+  connectors: ConnectorRegistry;
+  /** Hosts the webhook address guard lets through although they are private (WEBHOOK_ALLOWLIST). */
+  webhookAllowlist: readonly string[];
+}
+
+/** The client may ask for these agent states; the platform moves the agent to the others. */
+const CLIENT_TRANSITIONS: Partial<Record<RbmAgentState, RbmAgentState>> = { new: 'create_requested', created: 'launch_requested' };
+const WEBHOOK_SECRET_LENGTH = 30;
+
+function parseSsl(value: unknown): boolean {
+  return value === true || value === 'true';
+}
+
+export class ChannelService {
+  /** Called after a channel changed or was deleted, so per-process caches drop it. */
+  readonly onChange = new Set<(channelId: string) => void>();
+
+  constructor(private readonly deps: ChannelServiceDeps) {}
+
+  private requireType(body: Record<string, unknown>): ChannelType {
+    if (!('type' in body)) throw ApiError.invalid('type', null, say.missing('type'));
+    const type = body.type;
+    if (type === null) throw ApiError.invalid('type', null, say.cannotBeNull('type'));
+    if (!isChannelType(type)) throw ApiError.invalid('type', type, say.notAllowedValue('type', type, CHANNEL_TYPES));
+    return type;
+  }
+
+  private checkMode(type: ChannelType, mode: unknown): string {
+    const allowed = MODES_BY_TYPE[type];
+    if (typeof mode !== 'string' || !allowed.includes(mode as never)) throw ApiError.invalid('mode', mode, say.notAllowedValue('mode', mode, allowed));
+    return mode;
+  }
+
+  /** Splits a type object from a request into public fields and credentials. */
+  private split(type: ChannelType, object: Record<string, unknown>): { config: Record<string, unknown>; secrets: Record<string, string> } {
+    const config: Record<string, unknown> = {};
+    const secrets: Record<string, string> = {};
+    for (const [k, v] of Object.entries(object)) {
+      if (TYPE_SPECS[type].secretFields.includes(k)) secrets[k] = String(v);
+      else config[k] = v;
+    }
+    return { config, secrets };
+  }
+
+  /** Credentials are checked with the platform before anything is saved. */
+  private async verify(type: ChannelType, config: Record<string, unknown>, secrets: Record<string, string>) {
+    const connector = this.deps.connectors.get(type);
+    if (!connector?.verifyChannel) return { config, secrets };
+    const result = await connector.verifyChannel({ type, config, secrets });
+    if (result.ok) return { config: { ...config, ...result.value.config }, secrets: { ...secrets, ...result.value.secrets } };
+    if (result.retryable) throw ApiError.of('platform_error', `The platform could not be reached to verify the channel: ${result.message}`);
+    const key = TYPE_SPECS[type].key ?? 'channel';
+    throw ApiError.invalid(result.field ?? `${key}.access_token`, null, `The platform refused the credentials: ${result.message}`);
+  }
+
+  private newWebhook(input: { url: string; ssl_verification?: unknown }) {
+    const url = checkWebhookUrl(input.url, this.deps.webhookAllowlist);
+    return {
+      webhook_id: this.deps.ids.nextNumber(),
+      webhook_url: url,
+      webhook_secret: this.deps.box.encrypt(randomAlphanumeric(WEBHOOK_SECRET_LENGTH)),
+      webhook_ssl_verification: input.ssl_verification === undefined ? 1 : parseSsl(input.ssl_verification) ? 1 : 0,
+    };
+  }
+
+  async create(accountId: number, body: Record<string, unknown>): Promise<Channel> {
+    const type = this.requireType(body);
+    assertValid(CREATE_SCHEMAS[type], body);
+    const mode = body.mode === undefined ? 'production' : this.checkMode(type, body.mode);
+    const spec = TYPE_SPECS[type];
+    const object = spec.key && isPlainObject(body[spec.key]) ? (body[spec.key] as Record<string, unknown>) : {};
+    let { config, secrets } = this.split(type, object);
+    if (type === 'rbm') {
+      const state = (config.agent_state as RbmAgentState | undefined) ?? 'new';
+      if (state !== 'new' && state !== 'create_requested') {
+        throw ApiError.invalid('rbm.agent_state', state, `A new agent can only be in state 'new' or 'create_requested'.`);
+      }
+      config.agent_state = state;
+      config.region = (body.region as string | undefined) ?? RBM_REGIONS[0];
+    }
+    ({ config, secrets } = await this.verify(type, config, secrets));
+    const now = this.deps.clock.now();
+    const webhook = isPlainObject(body.webhook) ? this.newWebhook(body.webhook as { url: string; ssl_verification?: unknown }) : null;
+    const row: ChannelRow = {
+      id: this.deps.ids.nextNumber(),
+      account_id: accountId,
+      type,
+      name: String(body.name),
+      mode,
+      config: JSON.stringify(config),
+      secrets: Object.keys(secrets).length > 0 ? this.deps.box.encryptJson(secrets) : null,
+      webhook_id: webhook?.webhook_id ?? null,
+      webhook_url: webhook?.webhook_url ?? null,
+      webhook_secret: webhook?.webhook_secret ?? null,
+      webhook_ssl_verification: webhook?.webhook_ssl_verification ?? 1,
+      settings: '{}',
+      created_at: now,
+      updated_at: now,
+    };
+    await this.deps.store.channels.insert(row);
+    return decodeChannel(row, this.deps.box);
+  }
+
+  async get(accountId: number, id: number): Promise<Channel> {
+    const row = await this.deps.store.channels.get(accountId, id);
+    if (!row) throw ApiError.notFound('Channel');
+    return decodeChannel(row, this.deps.box);
+  }
+
+  async list(accountId: number, max: number, offset: number): Promise<{ channels: Channel[]; total: number }> {
+    const { rows, total } = await this.deps.store.channels.list(accountId, max, offset);
+    return { channels: rows.map((r) => decodeChannel(r, this.deps.box)), total };
+  }
+
+  async update(accountId: number, id: number, body: Record<string, unknown>): Promise<Channel> {
+    const row = await this.deps.store.channels.get(accountId, id);
+    if (!row) throw ApiError.notFound('Channel');
+    const current = decodeChannel(row, this.deps.box);
+    const type = current.type;
+    assertValid(UPDATE_SCHEMAS[type], body);
+    if ('type' in body && body.type !== type) throw ApiError.invalid('type', body.type ?? null, `Property 'type' cannot be changed.`);
+    if ('name' in body && body.name === null) throw ApiError.invalid('name', null, say.cannotBeNull('name'));
+    if ('mode' in body && body.mode === null) throw ApiError.invalid('mode', null, say.cannotBeNull('mode'));
+
+    const changes: Partial<ChannelRow> = { updated_at: this.deps.clock.now() };
+    if (typeof body.name === 'string') changes.name = body.name;
+    if (body.mode !== undefined) changes.mode = this.checkMode(type, body.mode);
+
+    const spec = TYPE_SPECS[type];
+    const patch = spec.key ? body[spec.key] : undefined;
+    let config = { ...current.config };
+    let secrets = { ...current.secrets };
+    let credentialsChanged = false;
+    if (spec.key && patch === null) throw ApiError.invalid(spec.key, null, say.cannotBeNull(spec.key));
+    if (isPlainObject(patch)) {
+      for (const [k, v] of Object.entries(patch)) {
+        if (v === null) throw ApiError.invalid(`${spec.key}.${k}`, null, say.cannotBeNull(`${spec.key}.${k}`));
+        if (k === 'agent_state') continue;
+        if (spec.secretFields.includes(k)) {
+          secrets[k] = String(v);
+          credentialsChanged = true;
+        } else {
+          config[k] = isPlainObject(v) && isPlainObject(config[k]) ? { ...(config[k] as object), ...v } : v;
+          if (type === 'socialnet_chat' && k === 'id') credentialsChanged = true;
+        }
+      }
+      if (type === 'rbm' && patch.agent_state !== undefined) {
+        const from = config.agent_state as RbmAgentState;
+        const to = patch.agent_state as RbmAgentState;
+        if (to !== from && CLIENT_TRANSITIONS[from] !== to) {
+          throw ApiError.invalid('rbm.agent_state', to, `The agent cannot move from state '${from}' to '${to}'.`);
+        }
+        config.agent_state = to;
+      }
+    }
+    if (type === 'rbm' && body.region !== undefined) {
+      if (body.region === null) throw ApiError.invalid('region', null, say.cannotBeNull('region'));
+      config.region = body.region;
+    }
+    if (credentialsChanged) ({ config, secrets } = await this.verify(type, config, secrets));
+    changes.config = JSON.stringify(config);
+    changes.secrets = Object.keys(secrets).length > 0 ? this.deps.box.encryptJson(secrets) : null;
+
+    if (body.webhook === null) {
+      Object.assign(changes, { webhook_id: null, webhook_url: null, webhook_secret: null, webhook_ssl_verification: 1 });
+    } else if (isPlainObject(body.webhook)) {
+      const input = body.webhook as { url?: string; ssl_verification?: unknown };
+      if ('url' in input && input.url === null) throw ApiError.invalid('webhook.url', null, say.cannotBeNull('webhook.url'));
+      if (current.webhook) {
+        // A new url keeps the webhook's id and secret.
+        if (input.url !== undefined) changes.webhook_url = checkWebhookUrl(input.url, this.deps.webhookAllowlist);
+        if (input.ssl_verification !== undefined) changes.webhook_ssl_verification = parseSsl(input.ssl_verification) ? 1 : 0;
+      } else {
+        if (input.url === undefined) throw ApiError.invalid('webhook.url', null, say.missing('webhook.url'));
+        Object.assign(changes, this.newWebhook({ url: input.url, ssl_verification: input.ssl_verification }));
+      }
+    }
+    await this.deps.store.channels.update(accountId, id, changes);
+    this.changed(current.id);
+    return decodeChannel({ ...row, ...changes }, this.deps.box);
+  }
+
+  async delete(accountId: number, id: number): Promise<void> {
+    const deleted = await this.deps.store.channels.delete(accountId, id);
+    if (!deleted) throw ApiError.notFound('Channel');
+    this.changed(String(id));
+  }
+
+  private changed(channelId: string): void {
+    for (const listener of this.onChange) listener(channelId);
+  }
+}

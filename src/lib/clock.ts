@@ -1,0 +1,24 @@
+/** Time is injected so retry schedules, windows and timestamps can be tested without waiting. */
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** A clock that only moves when told to; used by tests and the delivery simulator. */
+export class ManualClock implements Clock {
+  constructor(private current = Date.UTC(2026, 0, 1)) {}
+  now(): number {
+    return this.current;
+  }
+  advance(ms: number): void {
+    this.current += ms;
+  }
+  set(ms: number): void {
+    this.current = ms;
+  }
+}
+
+export function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
+}

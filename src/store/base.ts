@@ -1,0 +1,29 @@
+import { Migrator, type Kysely } from 'kysely';
+import { migrationProvider } from './migrations/index.js';
+import type { Database } from './schema.js';
+import { Repos, type DialectName, type RateCounter, type Store } from './store.js';
+
+/** What both dialects share: repositories, transactions and migrations over one Kysely instance. */
+export abstract class KyselyStore extends Repos implements Store {
+  abstract readonly dialect: DialectName;
+  abstract readonly instanceId: number;
+  abstract readonly rateCounter: RateCounter;
+
+  constructor(db: Kysely<Database>) {
+    super(db);
+  }
+
+  transaction<T>(work: (tx: Repos) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute((trx) => work(new Repos(trx)));
+  }
+
+  async migrate(): Promise<string[]> {
+    const migrator = new Migrator({ db: this.db, provider: migrationProvider, migrationTableName: 'schema_migrations', migrationLockTableName: 'schema_migrations_lock' });
+    const { error, results } = await migrator.migrateToLatest();
+    if (error) throw error instanceof Error ? error : new Error(String(error));
+    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  }
+
+  abstract ping(): Promise<void>;
+  abstract close(): Promise<void>;
+}

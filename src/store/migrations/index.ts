@@ -1,0 +1,16 @@
+import type { Kysely, Migration as KyselyMigration, MigrationProvider } from 'kysely';
+import { initial } from './001_initial.js';
+
+export interface Migration {
+  name: string;
+  up(db: Kysely<unknown>): Promise<void>;
+}
+
+/** Ordered list; append new migrations, never edit a released one. */
+export const MIGRATIONS: Migration[] = [initial];
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations(): Promise<Record<string, KyselyMigration>> {
+    return Promise.resolve(Object.fromEntries(MIGRATIONS.map((m) => [m.name, { up: (db: Kysely<unknown>) => m.up(db) }])));
+  },
+};

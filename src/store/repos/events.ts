@@ -1,0 +1,18 @@
+import type { Kysely } from 'kysely';
+import type { Database, DeliveriesTable, EventsTable } from '../schema.js';
+
+export type EventRow = EventsTable;
+export type DeliveryRow = DeliveriesTable;
+
+/** The transactional outbox: events and their per-webhook deliveries. */
+export class EventsRepo {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insertEvent(row: EventRow): Promise<void> {
+    await this.db.insertInto('events').values(row).execute();
+  }
+
+  async insertDelivery(row: DeliveryRow): Promise<void> {
+    await this.db.insertInto('deliveries').values(row).execute();
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * Row types of every table, as Kysely sees them. Ids and times are integers (ms since the epoch)
+ * in both dialects; JSON is stored as text so one query serves SQLite and PostgreSQL alike.
+ */
+export interface AccountsTable {
+  id: number;
+  name: string;
+  plan: string;
+  hourly_limit: number | null;
+  concurrency_limit: number | null;
+  created_at: number;
+}
+
+export interface AccessTokensTable {
+  id: number;
+  account_id: number;
+  token_hash: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface ChannelsTable {
+  id: number;
+  account_id: number;
+  type: string;
+  name: string;
+  mode: string;
+  /** Public, type-specific fields (JSON). */
+  config: string;
+  /** Credentials (JSON), encrypted at rest. */
+  secrets: string | null;
+  webhook_id: number | null;
+  webhook_url: string | null;
+  /** Encrypted at rest. */
+  webhook_secret: string | null;
+  webhook_ssl_verification: number;
+  /** Channel settings (JSON object). */
+  settings: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ContactsTable {
+  id: number;
+  account_id: number;
+  channel_id: number;
+  external_id: string | null;
+  phone_number: string | null;
+  email: string | null;
+  user_ref: string | null;
+  name: string | null;
+  /** Platform profile and other per-type fields (JSON). */
+  profile: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface MessagesTable {
+  id: number;
+  account_id: number;
+  channel_id: number;
+  contact_id: number;
+  direction: string;
+  content: string;
+  metadata: string | null;
+  status: string;
+  external_id: string | null;
+  error: string | null;
+  idempotency_key: string | null;
+  request_hash: string | null;
+  sent_at: number;
+  delivered_at: number | null;
+  read_at: number | null;
+  created_at: number;
+}
+
+export interface EventsTable {
+  id: number;
+  account_id: number;
+  channel_id: number;
+  contact_id: number | null;
+  type: string;
+  /** The exact JSON body sent to the webhook, so every retry signs the same bytes. */
+  body: string;
+  created_at: number;
+}
+
+export interface DeliveriesTable {
+  id: number;
+  event_id: number;
+  account_id: number;
+  channel_id: number;
+  webhook_id: number;
+  status: string;
+  attempts: number;
+  next_attempt_at: number;
+  locked_until: number | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface DeliveryAttemptsTable {
+  id: number;
+  delivery_id: number;
+  attempted_at: number;
+  url: string;
+  status_code: number | null;
+  duration_ms: number;
+  response_excerpt: string | null;
+  error: string | null;
+}
+
+export interface JobsTable {
+  id: number;
+  account_id: number;
+  channel_id: number;
+  kind: string;
+  payload: string;
+  status: string;
+  attempts: number;
+  run_at: number;
+  locked_until: number | null;
+  last_error: string | null;
+  created_at: number;
+}
+
+export interface RateCountersTable {
+  account_id: number;
+  window_start: number;
+  count: number;
+}
+
+export interface FilesTable {
+  id: string;
+  account_id: number;
+  channel_id: number;
+  contact_id: number | null;
+  name: string;
+  mime_type: string;
+  size: number;
+  storage_key: string;
+  created_at: number;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  access_tokens: AccessTokensTable;
+  channels: ChannelsTable;
+  contacts: ContactsTable;
+  messages: MessagesTable;
+  events: EventsTable;
+  deliveries: DeliveriesTable;
+  delivery_attempts: DeliveryAttemptsTable;
+  jobs: JobsTable;
+  rate_counters: RateCountersTable;
+  files: FilesTable;
+}
