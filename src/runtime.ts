@@ -19,6 +19,8 @@ export interface RuntimeOptions {
   logger?: Logger;
   /** Replaces the platform connectors (tests). */
   connectors?: ConnectorRegistry;
+  /** Extra routes mounted on the app (tests use it to reach failure paths). */
+  extraRoutes?: Array<(app: FastifyInstance) => void>;
 }
 
 export interface Runtime {
@@ -61,7 +63,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     rateLimiter: new RateLimiter(store.rateCounter, clock, config.rateLimitWindowSeconds),
     gate: new ConcurrencyGate(),
     outbox: new Outbox(ids, clock),
-    routeExtensions: [],
+    routeExtensions: [...(options.extraRoutes ?? [])],
   };
 
   const app = await buildApp({ logger, services, baseUrl: config.publicUrl, bodyLimitBytes: config.bodyLimitBytes, tls: config.tls });

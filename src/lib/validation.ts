@@ -71,11 +71,31 @@ function describe(error: ValueError, field: string): string {
   }
 }
 
+/**
+ * A nullable object (`X | null`) given an object reports one "union" error at its own path; the
+ * client is better served by the errors inside X, with their full paths.
+ */
+function* expandNullable(errors: Iterable<ValueError>): Generator<ValueError> {
+  for (const error of errors) {
+    const members = (error.schema as { anyOf?: TSchema[] }).anyOf;
+    if (error.type === ValueErrorType.Union && members && error.value !== null && typeof error.value === 'object') {
+      const nonNull = members.filter((m) => (m as { type?: string }).type !== 'null');
+      if (nonNull.length === 1 && nonNull.length < members.length) {
+        for (const inner of checkerFor(nonNull[0] as TSchema).Errors(error.value)) {
+          yield { ...inner, path: `${error.path}${inner.path}` };
+        }
+        continue;
+      }
+    }
+    yield error;
+  }
+}
+
 /** Turns TypeBox errors into the specification's validation details: one per field, first wins. */
 export function toDetails(errors: Iterable<ValueError>, prefix = ''): ErrorDetail[] {
   const seen = new Set<string>();
   const details: ErrorDetail[] = [];
-  for (const error of errors) {
+  for (const error of expandNullable(errors)) {
     const field = pointerToField(error.path, prefix) || prefix || 'body';
     if (seen.has(field)) continue;
     seen.add(field);

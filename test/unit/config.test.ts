@@ -1,0 +1,48 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, ConfigError } from '../../src/config.js';
+
+const dataDir = () => mkdtempSync(join(tmpdir(), 'parley-config-'));
+
+test('defaults: port 8080, SQLite under the data folder, base url ending in /v1, retry schedule of the spec', () => {
+  const dir = dataDir();
+  const c = loadConfig({ DATA_DIR: dir });
+  assert.equal(c.port, 8080);
+  assert.equal(c.databaseUrl, join(dir, 'parley.db'));
+  assert.equal(c.publicUrl, 'http://localhost:8080/v1');
+  assert.deepEqual(c.webhook.retryScheduleSeconds, [60, 300, 1200, 3600, 10800, 28800]);
+  assert.equal(c.webhook.timeoutMs, 60000);
+  assert.equal(c.role, 'all');
+});
+
+test('an encryption key is generated once into the data folder and reused', () => {
+  const dir = dataDir();
+  const first = loadConfig({ DATA_DIR: dir }).encryptionKey;
+  assert.equal(Buffer.from(first, 'base64').length, 32);
+  assert.equal(readFileSync(join(dir, 'encryption.key'), 'utf8').trim(), first);
+  assert.equal(loadConfig({ DATA_DIR: dir }).encryptionKey, first);
+});
+
+test('bad values stop the start with a message naming the variable', () => {
+  const cases: Array<[Record<string, string>, RegExp]> = [
+    [{ PORT: 'x' }, /PORT/],
+    [{ PORT: '70000' }, /PORT/],
+    [{ ROLE: 'boss' }, /ROLE/],
+    [{ WEBHOOK_RETRY_SCHEDULE: '1,,2' }, /WEBHOOK_RETRY_SCHEDULE/],
+    [{ PUBLIC_URL: 'localhost:8080/v1' }, /PUBLIC_URL/],
+    [{ ENCRYPTION_KEY: 'short' }, /ENCRYPTION_KEY/],
+    [{ TLS_CERT_FILE: '/x.pem' }, /TLS_CERT_FILE/],
+  ];
+  for (const [env, pattern] of cases) {
+    assert.throws(() => loadConfig({ DATA_DIR: dataDir(), ...env }), (e: unknown) => e instanceof ConfigError && pattern.test(e.message), JSON.stringify(env));
+  }
+});
+
+test('PUBLIC_URL and a postgres DATABASE_URL are taken as given', () => {
+  const c = loadConfig({ DATA_DIR: dataDir(), PUBLIC_URL: 'https://api.example.com/v1/', DATABASE_URL: 'postgres://u@h/db' });
+  assert.equal(c.publicUrl, 'https://api.example.com/v1');
+  assert.equal(c.databaseUrl, 'postgres://u@h/db');
+});
