@@ -34,7 +34,7 @@ function fromPairs(pairs: Iterable<[string, string]>, files: UploadedFile[]): Pa
 }
 
 export async function parseMultipart(body: Buffer, contentType: string): Promise<ParsedForm> {
-  const data = await new Response(body, { headers: { 'content-type': contentType } }).formData();
+  const data = await new Response(Uint8Array.from(body), { headers: { 'content-type': contentType } }).formData();
   const pairs: Array<[string, string]> = [];
   const files: UploadedFile[] = [];
   for (const [key, value] of data.entries()) {

@@ -16,6 +16,8 @@ export interface OutboundRecord extends OutboundResult {
   url: string;
   requestHeaders: Record<string, string>;
   requestBody: string;
+  /** Exact bytes when the body was binary (multipart with files). */
+  requestBodyBytes?: Buffer;
   /** What caused the call (e.g. "message", "delivery", "handshake"). */
   kind: string;
   at: number;
@@ -26,6 +28,8 @@ export interface OutboundRequest {
   url: string;
   headers?: Record<string, string>;
   body?: string;
+  /** Binary body (e.g. multipart with files); takes precedence over `body`. */
+  bodyBytes?: Buffer;
   kind: string;
   timeoutMs: number;
 }
@@ -103,7 +107,7 @@ export class OutboundLog {
       method: req.method,
       url: req.url,
       requestHeaders: headers,
-      requestBody: req.body ?? '',
+      requestBody: req.body ?? req.bodyBytes?.toString('utf8') ?? '',
       kind: req.kind,
       at: started,
       status: null,
@@ -111,9 +115,10 @@ export class OutboundLog {
       body: '',
       durationMs: 0,
     };
+    if (req.bodyBytes) record.requestBodyBytes = req.bodyBytes;
     try {
       const init: RequestInit = { method: req.method, headers, signal: AbortSignal.timeout(req.timeoutMs) };
-      if (req.method === 'POST') init.body = req.body ?? '';
+      if (req.method === 'POST') init.body = req.bodyBytes ? Uint8Array.from(req.bodyBytes) : (req.body ?? '');
       const res = await fetch(req.url, init);
       record.status = res.status;
       record.ok = res.status >= 200 && res.status < 300;

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Sleeper } from '../shared/sleep.js';
 import { originFor } from '../shared/standin.js';
-import { GraphError, RATE_LIMIT_MESSAGES, transientError } from './errors.js';
+import { ApiError, RATE_LIMIT_MESSAGES, transientError } from './errors.js';
 import type { ResolvedSocialnetChatOptions } from './options.js';
 import type { SocialnetChatState } from './state.js';
 import type { SocialnetWebhooks } from './webhooks.js';
@@ -30,12 +30,12 @@ export async function applyFault(ctx: SnContext, endpoint: string): Promise<void
     case 'rate_limit': {
       const code = fault.code ?? 613;
       const message = RATE_LIMIT_MESSAGES[code] ?? `(#${code}) Calls to this api have exceeded the rate limit.`;
-      throw new GraphError(code, message, fault.subcode, 'OAuthException', fault.status ?? 400, { is_transient: true });
+      throw new ApiError(code, message, fault.subcode, 'OAuthException', fault.status ?? 400, { is_transient: true });
     }
     case 'server_error':
       throw transientError(fault.status ?? 500);
     case 'error':
-      throw new GraphError(
+      throw new ApiError(
         fault.code ?? 2,
         fault.message ?? `(#${fault.code ?? 2}) Injected error`,
         fault.subcode,

@@ -11,7 +11,7 @@ export interface SocialnetChatOptions {
    * (`<pf>_exchange_token`) and in the trace-id field of errors (`<pf>trace_id`). Default "sn".
    */
   platformAbbreviation?: string;
-  /** Require `appsecret_proof` on every Graph call (an app setting on the real platform). */
+  /** Require `appsecret_proof` on every API call (an app setting on the real platform). */
   requireAppSecretProof?: boolean;
   /** Message tags accepted with messaging_type MESSAGE_TAG. */
   acceptedTags?: string[];

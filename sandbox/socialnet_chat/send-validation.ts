@@ -1,5 +1,5 @@
 import { asArray, asRecord, charLength, isRecord, maybeJson, optString, phoneDigits, type JsonRecord } from '../shared/values.js';
-import { GraphError, paramError } from './errors.js';
+import { ApiError, paramError } from './errors.js';
 
 // Validation of Send API bodies with the limits of the fact sheet. Messages follow the platform's
 // "(#100) ..." style; exact wording of rarely seen errors is approximated.
@@ -38,7 +38,7 @@ export const LIMITS = {
   elementSubtitle: 80,
 } as const;
 
-function oneOf(name: string, allowed: readonly string[], got: string): GraphError {
+function oneOf(name: string, allowed: readonly string[], got: string): ApiError {
   return paramError(`Param ${name} must be one of {${allowed.map((a) => a.toUpperCase()).join(', ')}} - got "${got}"`);
 }
 

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { randomAlnum } from '../shared/ids.js';
-import { GraphError, invalidToken, noAccessToken, tokenInvalid } from './errors.js';
+import { ApiError, invalidToken, noAccessToken, tokenInvalid } from './errors.js';
 import type { SnPage, SnToken, SocialnetChatState } from './state.js';
 
 // Token minting and checking. Lifetimes follow the fact sheet: short-lived user token ~1 h,
@@ -69,10 +69,10 @@ export function authenticate(state: SocialnetChatState, params: Record<string, u
   const proof = params.appsecret_proof;
   if (typeof proof === 'string') {
     if (!proofMatches(appsecretProof(app.secret, raw), proof)) {
-      throw new GraphError(100, 'Invalid appsecret_proof provided in the API argument', undefined, 'GraphMethodException');
+      throw new ApiError(100, 'Invalid appsecret_proof provided in the API argument', undefined, 'OAuthException');
     }
   } else if (app.requireAppSecretProof) {
-    throw new GraphError(100, 'API calls from the server require an appsecret_proof argument', undefined, 'GraphMethodException');
+    throw new ApiError(100, 'API calls from the server require an appsecret_proof argument', undefined, 'OAuthException');
   }
 
   if (token.kind === 'user') return { kind: 'user', token };
@@ -83,7 +83,7 @@ export function authenticate(state: SocialnetChatState, params: Record<string, u
 }
 
 export function requirePage(caller: Caller): { token: SnToken; page: SnPage } {
-  if (caller.kind !== 'page') throw new GraphError(190, '(#190) This method must be called with a Page Access Token');
+  if (caller.kind !== 'page') throw new ApiError(190, '(#190) This method must be called with a Page Access Token');
   return { token: caller.token, page: caller.page };
 }
 
@@ -91,7 +91,7 @@ export function requirePage(caller: Caller): { token: SnToken; page: SnPage } {
 export function requirePageNode(caller: Caller, node: string): { token: SnToken; page: SnPage } {
   const result = requirePage(caller);
   if (node !== 'me' && node !== result.page.id) {
-    throw new GraphError(200, `(#200) The Page access token does not belong to Page ${node}`, undefined, 'OAuthException', 403);
+    throw new ApiError(200, `(#200) The Page access token does not belong to Page ${node}`, undefined, 'OAuthException', 403);
   }
   return result;
 }

@@ -3,7 +3,7 @@ import { mergedParams } from '../shared/form-body.js';
 import { CONTROL_PREFIX } from '../shared/control.js';
 import type { JsonRecord } from '../shared/values.js';
 import { originOf, type SnContext } from './context.js';
-import { GraphError, renderGraphError, unknownPath } from './errors.js';
+import { ApiError, renderApiError, unknownPath } from './errors.js';
 import {
   handleAccounts,
   handleAppSubscriptions,
@@ -11,7 +11,7 @@ import {
   handleNode,
   handleOAuth,
   handleSubscribedApps,
-} from './graph-api.js';
+} from './nodes-api.js';
 import { handleProfile } from './profile-api.js';
 import { handleAttachmentUpload, handleSend } from './send-api.js';
 import { authenticate } from './tokens.js';
@@ -24,13 +24,14 @@ type Params = { version: string; node: string; edge?: string };
 
 async function dispatch(ctx: SnContext, req: FastifyRequest<{ Params: Params }>): Promise<JsonRecord> {
   const { version, node, edge } = req.params;
+  if (version.startsWith('_')) throw Object.assign(new Error('no such control route'), { statusCode: 404 });
   if (!VERSION.test(version)) throw unknownPath(`/${version}`);
   const params = mergedParams(req.query, req.body);
   const method = req.method;
 
   if (edge === undefined) {
     if (node === 'oauth') throw unknownPath('/oauth');
-    if (method !== 'GET') throw new GraphError(100, `(#100) Unsupported ${method.toLowerCase()} request.`, undefined, 'GraphMethodException');
+    if (method !== 'GET') throw new ApiError(100, `(#100) Unsupported ${method.toLowerCase()} request.`, undefined, 'OAuthException');
     const caller = authenticate(ctx.state, params, req.headers.authorization);
     if (node === 'debug_token') return handleDebugToken(ctx, caller, params);
     return handleNode(ctx, caller, node, params, originOf(ctx, req));
@@ -49,7 +50,7 @@ async function dispatch(ctx: SnContext, req: FastifyRequest<{ Params: Params }>)
   throw unknownPath(`/${edge}`);
 }
 
-export function registerGraphRoutes(app: FastifyInstance, ctx: SnContext): void {
+export function registerApiRoutes(app: FastifyInstance, ctx: SnContext): void {
   const handler = async (req: FastifyRequest<{ Params: Params }>, reply: FastifyReply): Promise<FastifyReply> => {
     const result = await dispatch(ctx, req);
     return reply.send(result);
@@ -63,24 +64,24 @@ export function registerGraphRoutes(app: FastifyInstance, ctx: SnContext): void 
       const e = err as { statusCode?: number; message?: string };
       return reply.code(e.statusCode ?? 500).send({ error: { message: e.message ?? 'error' } });
     }
-    if (err instanceof GraphError) {
-      const { status, body } = renderGraphError(err, abbreviation);
+    if (err instanceof ApiError) {
+      const { status, body } = renderApiError(err, abbreviation);
       return reply.code(status).send(body);
     }
     // Body parser and other framework errors: the platform answers those as code-100 errors.
     const e = err as { statusCode?: number; message?: string };
     const status = e.statusCode !== undefined && e.statusCode < 500 ? 400 : 500;
-    const graphErr =
+    const apiErr =
       status === 400
-        ? new GraphError(100, `(#100) ${e.message ?? 'Invalid request'}`)
-        : new GraphError(1, 'An unknown error has occurred.', undefined, 'OAuthException', 500, { is_transient: true });
-    const { body } = renderGraphError(graphErr, abbreviation);
+        ? new ApiError(100, `(#100) ${e.message ?? 'Invalid request'}`)
+        : new ApiError(1, 'An unknown error has occurred.', undefined, 'OAuthException', 500, { is_transient: true });
+    const { body } = renderApiError(apiErr, abbreviation);
     return reply.code(status).send(body);
   });
 
   app.setNotFoundHandler((req, reply) => {
     if (req.url.startsWith(CONTROL_PREFIX)) return reply.code(404).send({ error: { message: 'no such control route' } });
-    const { status, body } = renderGraphError(unknownPath(req.url.split('?')[0] ?? req.url), ctx.options.platformAbbreviation);
+    const { status, body } = renderApiError(unknownPath(req.url.split('?')[0] ?? req.url), ctx.options.platformAbbreviation);
     return reply.code(status).send(body);
   });
 }

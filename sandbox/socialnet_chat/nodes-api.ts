@@ -1,11 +1,11 @@
 import { maybeJson, optString, type JsonRecord } from '../shared/values.js';
 import { applyFault, type SnContext } from './context.js';
-import { GraphError, paramError, SUBCODE_BY_REASON, unsupportedGet } from './errors.js';
+import { ApiError, paramError, SUBCODE_BY_REASON, unsupportedGet } from './errors.js';
 import type { SnPage, SnToken, SnUser } from './state.js';
 import { expiresAtSeconds, LONG_LIVED_SECONDS, mintToken, SHORT_LIVED_MS, type Caller } from './tokens.js';
 import { WEBHOOK_FIELDS } from './webhooks.js';
 
-// Graph nodes and edges besides sending: page / user lookups, tokens, subscriptions.
+// API nodes and edges besides sending: page / user lookups, tokens, subscriptions.
 
 const PAGE_FIELDS = ['id', 'name', 'category', 'access_token', 'category_list', 'tasks'];
 const USER_FIELDS = ['id', 'first_name', 'last_name', 'name', 'profile_pic', 'locale', 'timezone', 'gender'];
@@ -16,8 +16,8 @@ function requestedFields(params: Record<string, unknown>, defaults: string[]): s
   return raw.split(',').map((f) => f.trim()).filter((f) => f !== '');
 }
 
-function nonexistingField(field: string, nodeType: string): GraphError {
-  return new GraphError(100, `(#100) Tried accessing nonexisting field (${field}) on node type (${nodeType})`);
+function nonexistingField(field: string, nodeType: string): ApiError {
+  return new ApiError(100, `(#100) Tried accessing nonexisting field (${field}) on node type (${nodeType})`);
 }
 
 function pageView(ctx: SnContext, page: SnPage, fields: string[], caller: Caller): JsonRecord {
@@ -104,7 +104,7 @@ export async function handleNode(ctx: SnContext, caller: Caller, node: string, p
 
 export async function handleAccounts(ctx: SnContext, caller: Caller, node: string): Promise<JsonRecord> {
   await applyFault(ctx, 'accounts');
-  if (caller.kind !== 'user') throw new GraphError(100, '(#100) This endpoint requires a user access token');
+  if (caller.kind !== 'user') throw new ApiError(100, '(#100) This endpoint requires a user access token');
   if (node !== 'me' && node !== caller.token.adminId) throw unsupportedGet(node);
   const admin = ctx.state.admins.get(caller.token.adminId);
   const data: JsonRecord[] = [];
@@ -131,8 +131,8 @@ export async function handleOAuth(ctx: SnContext, params: Record<string, unknown
   const clientId = optString(params.client_id);
   const clientSecret = optString(params.client_secret);
   if (clientId === undefined) throw paramError('Missing client_id parameter.');
-  if (clientId !== app.id) throw new GraphError(101, 'Error validating application. Invalid application ID.');
-  if (clientSecret !== app.secret) throw new GraphError(1, 'Error validating client secret.');
+  if (clientId !== app.id) throw new ApiError(101, 'Error validating application. Invalid application ID.');
+  if (clientSecret !== app.secret) throw new ApiError(1, 'Error validating client secret.');
 
   if (grantType === 'client_credentials') {
     return { access_token: `${app.id}|${app.secret}`, token_type: 'bearer' };
@@ -143,10 +143,10 @@ export async function handleOAuth(ctx: SnContext, params: Record<string, unknown
   const input = optString(params[`${pf}_exchange_token`]);
   if (input === undefined || input === '') throw paramError(`Missing ${pf}_exchange_token parameter.`);
   const token = ctx.state.tokens.get(input);
-  if (!token || token.kind !== 'user') throw new GraphError(190, 'Invalid OAuth access token.');
+  if (!token || token.kind !== 'user') throw new ApiError(190, 'Invalid OAuth access token.');
   const now = ctx.state.clock.now();
   if (token.invalidReason || (token.expiresAt !== null && now >= token.expiresAt)) {
-    throw new GraphError(190, 'Error validating access token: Session has expired or is invalid.', SUBCODE_BY_REASON[token.invalidReason ?? 'expired']);
+    throw new ApiError(190, 'Error validating access token: Session has expired or is invalid.', SUBCODE_BY_REASON[token.invalidReason ?? 'expired']);
   }
   const long = mintToken(ctx.state, 'user', token.adminId, null, LONG_LIVED_SECONDS * 1000);
   return { access_token: long.token, token_type: 'bearer', expires_in: LONG_LIVED_SECONDS };
@@ -156,7 +156,7 @@ export async function handleDebugToken(ctx: SnContext, caller: Caller, params: R
   await applyFault(ctx, 'debug_token');
   const { app } = ctx.state;
   if (caller.kind !== 'app' && caller.kind !== 'user') {
-    throw new GraphError(100, '(#100) You must provide an app access token, or a user access token that is an owner or developer of the app');
+    throw new ApiError(100, '(#100) You must provide an app access token, or a user access token that is an owner or developer of the app');
   }
   const input = optString(params.input_token);
   if (input === undefined || input === '') throw paramError('The parameter input_token is required');
@@ -204,7 +204,7 @@ function checkFields(fields: string[], param: string): void {
 
 export async function handleSubscribedApps(ctx: SnContext, method: string, caller: Caller, node: string, params: Record<string, unknown>): Promise<JsonRecord> {
   if (caller.kind !== 'page' || (node !== 'me' && node !== caller.page.id)) {
-    throw new GraphError(210, '(#210) A page access token is required to request this resource.');
+    throw new ApiError(210, '(#210) A page access token is required to request this resource.');
   }
   await applyFault(ctx, 'subscribed_apps');
   const page = caller.page;
@@ -226,7 +226,7 @@ export async function handleSubscribedApps(ctx: SnContext, method: string, calle
 
 export async function handleAppSubscriptions(ctx: SnContext, method: string, caller: Caller, node: string, params: Record<string, unknown>): Promise<JsonRecord> {
   const { app } = ctx.state;
-  if (caller.kind !== 'app') throw new GraphError(15, '(#15) This method must be called with an app access_token.');
+  if (caller.kind !== 'app') throw new ApiError(15, '(#15) This method must be called with an app access_token.');
   if (node !== app.id) throw unsupportedGet(node);
   await applyFault(ctx, 'subscriptions');
   if (method === 'GET') {
@@ -265,7 +265,7 @@ export async function subscribeApp(ctx: SnContext, callbackUrl: string, verifyTo
       r.status === null
         ? `Couldn't connect to server (${r.error ?? 'no response'})`
         : `HTTP Status Code = ${r.status}; Response does not match challenge, expected value="${result.challenge}", received="${r.body.slice(0, 100)}"`;
-    throw new GraphError(2200, `(#2200) Callback verification failed with the following errors: ${detail}`, undefined, 'OAuthException', 400, {
+    throw new ApiError(2200, `(#2200) Callback verification failed with the following errors: ${detail}`, undefined, 'OAuthException', 400, {
       handshake_delivery_id: r.id,
     });
   }

@@ -1,0 +1,65 @@
+import type { SandboxClock } from '../shared/clock.js';
+import type { FaultQueue } from '../shared/faults.js';
+import type { OutboundLog } from '../shared/outbound.js';
+import type { RequestLog } from '../shared/request-log.js';
+
+// Account: API keys, webhook signing key, domains with their webhooks, routes, sent messages.
+
+export const WEBHOOK_IDS = ['accepted', 'delivered', 'opened', 'clicked', 'unsubscribed', 'complained', 'permanent_fail', 'temporary_fail'] as const;
+export type WebhookId = (typeof WEBHOOK_IDS)[number];
+
+export interface MpDomain {
+  name: string;
+  webhooks: Map<WebhookId, string[]>;
+}
+
+export interface MpRoute {
+  id: string;
+  priority: number;
+  description: string;
+  expression: string;
+  actions: string[];
+  createdAt: number;
+}
+
+export interface MpAttachmentInfo {
+  field: string;
+  fileName: string;
+  contentType: string;
+  size: number;
+}
+
+export interface MpMessage {
+  /** Message-Id without angle brackets. */
+  messageId: string;
+  domain: string;
+  from: string;
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  subject: string;
+  text: string | null;
+  html: string | null;
+  tags: string[];
+  userVariables: Record<string, string>;
+  headers: Record<string, string>;
+  options: Record<string, string>;
+  attachments: MpAttachmentInfo[];
+  testMode: boolean;
+  createdAt: number;
+  /** Every field as posted (repeatable fields in order). */
+  fields: Array<[string, string]>;
+}
+
+export interface MailproviderState {
+  apiKeys: Set<string>;
+  webhookSigningKey: string;
+  domains: Map<string, MpDomain>;
+  routes: MpRoute[];
+  messages: MpMessage[];
+  faults: FaultQueue;
+  requests: RequestLog;
+  webhooks: OutboundLog;
+  clock: SandboxClock;
+  baseUrl: string | undefined;
+}

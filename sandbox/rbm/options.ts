@@ -1,0 +1,48 @@
+// Options of the rbm stand-in. Names that carry the vendor's brand (signature header, OAuth scope,
+// product key of the launch resource) are options with neutral defaults.
+
+export interface RbmOptions {
+  /** Header with base64 HMAC-SHA512(client token, decoded data) on webhook calls. */
+  signatureHeaderName?: string;
+  /** Scope a service-account assertion must ask for at the token endpoint. */
+  oauthScope?: string;
+  /** Key of the launch resource (`{"<productKey>": {"launchDetails": …}}`). */
+  productKey?: string;
+  /** Path prefix of the management API on this server (`{platform_mgmt_base}`). */
+  managementPrefix?: string;
+  /** Reused messageId: "ignore" (200 with the original, nothing sent again) or "conflict" (409). */
+  duplicateMessageId?: 'ignore' | 'conflict';
+  webhookTimeoutMs?: number;
+  publicBaseUrl?: string;
+  userAgent?: string;
+  logger?: boolean;
+  now?: () => number;
+}
+
+export interface ResolvedRbmOptions {
+  signatureHeaderName: string;
+  oauthScope: string;
+  productKey: string;
+  managementPrefix: string;
+  duplicateMessageId: 'ignore' | 'conflict';
+  webhookTimeoutMs: number;
+  publicBaseUrl: string | undefined;
+  userAgent: string;
+  logger: boolean;
+  now: () => number;
+}
+
+export function resolveOptions(o: RbmOptions): ResolvedRbmOptions {
+  return {
+    signatureHeaderName: o.signatureHeaderName ?? 'X-Rbm-Signature',
+    oauthScope: o.oauthScope ?? 'rbm.messaging',
+    productKey: o.productKey ?? 'rbm',
+    managementPrefix: o.managementPrefix ?? '/mgmt',
+    duplicateMessageId: o.duplicateMessageId ?? 'ignore',
+    webhookTimeoutMs: o.webhookTimeoutMs ?? 20_000,
+    publicBaseUrl: o.publicBaseUrl,
+    userAgent: o.userAgent ?? 'rbm-sandbox/1.0',
+    logger: o.logger ?? false,
+    now: o.now ?? Date.now,
+  };
+}

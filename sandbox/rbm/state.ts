@@ -1,0 +1,101 @@
+import type { KeyObject } from 'node:crypto';
+import type { SandboxClock } from '../shared/clock.js';
+import type { FaultQueue } from '../shared/faults.js';
+import type { MediaStore } from '../shared/media-store.js';
+import type { OutboundLog } from '../shared/outbound.js';
+import type { RequestLog } from '../shared/request-log.js';
+import type { JsonRecord } from '../shared/values.js';
+
+// Agents (with service accounts, webhook, launch state, testers), phones (end users) and traffic.
+
+export const LAUNCH_STATES = [
+  'LAUNCH_STATE_UNSPECIFIED',
+  'LAUNCH_STATE_UNLAUNCHED',
+  'LAUNCH_STATE_PENDING',
+  'LAUNCH_STATE_LAUNCHED',
+  'LAUNCH_STATE_REJECTED',
+  'LAUNCH_STATE_SUSPENDED',
+  'LAUNCH_STATE_PENDING_UNLAUNCH',
+] as const;
+
+export const ALL_FEATURES = [
+  'RICHCARD_STANDALONE',
+  'RICHCARD_CAROUSEL',
+  'ACTION_CREATE_CALENDAR_EVENT',
+  'ACTION_DIAL',
+  'ACTION_OPEN_URL',
+  'ACTION_SHARE_LOCATION',
+  'ACTION_VIEW_LOCATION',
+  'REVOCATION',
+];
+
+export interface RbAgent {
+  id: string;
+  brandId: string;
+  displayName: string;
+  region: string;
+  serviceAccountEmail: string;
+  publicKey: KeyObject;
+  webhook: { url: string; clientToken: string } | null;
+  /** carrier → launch state */
+  launch: Map<string, string>;
+  /** phone → PENDING | ACCEPTED | DECLINED */
+  testers: Map<string, string>;
+}
+
+export interface RbPhone {
+  phone: string;
+  carrier: string;
+  rcsEnabled: boolean;
+  online: boolean;
+  features: string[];
+}
+
+export interface RbAgentMessage {
+  agentId: string;
+  phone: string;
+  messageId: string;
+  body: JsonRecord;
+  sendTime: number;
+  deliveredAt: number | null;
+  readAt: number | null;
+  revoked: boolean;
+}
+
+export interface RbAgentEvent {
+  agentId: string;
+  phone: string;
+  eventId: string;
+  eventType: string;
+  messageId: string | null;
+  sendTime: number;
+}
+
+export interface RbUserMessage {
+  agentId: string;
+  phone: string;
+  messageId: string;
+  payload: JsonRecord;
+  at: number;
+}
+
+export interface RbToken {
+  agentIds: string[];
+  expiresAt: number;
+}
+
+export interface RbmState {
+  agents: Map<string, RbAgent>;
+  phones: Map<string, RbPhone>;
+  tokens: Map<string, RbToken>;
+  agentMessages: RbAgentMessage[];
+  agentEvents: RbAgentEvent[];
+  userMessages: RbUserMessage[];
+  files: Map<string, { name: string; agentId: string; fileUrl: string; thumbnailUrl: string | null }>;
+  faults: FaultQueue;
+  requests: RequestLog;
+  webhooks: OutboundLog;
+  media: MediaStore;
+  clock: SandboxClock;
+  baseUrl: string | undefined;
+}

@@ -1,0 +1,197 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { CONTROL_PREFIX } from '../shared/control.js';
+import { isParsedForm, mergedParams } from '../shared/form-body.js';
+import { randomHex } from '../shared/ids.js';
+import { asArray, asRecord, maybeJson, optNumber, optString, phoneDigits, type JsonRecord } from '../shared/values.js';
+import { applyFault, originOf, type SpContext } from './context.js';
+import { apiNotFound, invalid, missing, noBalance, noRecipients, notAllowed, notFound, renderSpError, SpError } from './errors.js';
+import { messageView } from './format.js';
+import { datacodingFor, MAX_BODY, partCount } from './sms-parts.js';
+import type { SpMessage } from './state.js';
+
+// POST /messages, GET /messages[/{id}], DELETE /messages/{id}, GET /balance.
+
+function authenticate(ctx: SpContext, req: FastifyRequest): 'live' | 'test' {
+  const header = req.headers.authorization ?? '';
+  const m = /^AccessKey\s+(\S+)$/i.exec(header.trim());
+  const mode = m?.[1] === undefined ? undefined : ctx.state.accessKeys.get(m[1]);
+  if (!mode) throw notAllowed();
+  return mode;
+}
+
+function recipientsOf(raw: unknown): string[] {
+  const value = maybeJson(raw);
+  const list = asArray(value) ?? (typeof value === 'string' || typeof value === 'number' ? String(value).split(',') : []);
+  return list.map((v) => String(v).trim()).filter((v) => v !== '');
+}
+
+function validOriginator(o: string): boolean {
+  if (/^\+?\d{1,17}$/.test(o)) return true;
+  return /^[A-Za-z0-9 ]{1,11}$/.test(o) && /[A-Za-z]/.test(o);
+}
+
+async function createMessage(ctx: SpContext, mode: 'live' | 'test', params: Record<string, unknown>): Promise<SpMessage> {
+  const { state } = ctx;
+  const originator = optString(params.originator);
+  if (originator === undefined || originator === '') throw missing('originator');
+  if (!validOriginator(originator)) throw invalid('originator');
+  const body = optString(params.body);
+  if (body === undefined || body === '') throw missing('body');
+  if (body.length > MAX_BODY) throw invalid('body', `is too long (max ${MAX_BODY} characters)`);
+  const rawRecipients = recipientsOf(params.recipients);
+  if (rawRecipients.length === 0) throw missing('recipients');
+  const recipients = [...new Set(rawRecipients.map(phoneDigits).filter((d) => d.length >= 6 && d.length <= 15))];
+  if (recipients.length === 0) throw noRecipients();
+
+  const type = optString(params.type) ?? 'sms';
+  if (!['sms', 'binary', 'flash'].includes(type)) throw invalid('type');
+  const requestedCoding = optString(params.datacoding) ?? 'plain';
+  if (!['plain', 'unicode', 'auto'].includes(requestedCoding)) throw invalid('datacoding');
+  const mclass = optNumber(params.mclass) ?? 1;
+  if (mclass !== 0 && mclass !== 1) throw invalid('mclass');
+  const validity = params.validity === undefined ? null : optNumber(params.validity);
+  if (validity === undefined || (validity !== null && validity < 1)) throw invalid('validity');
+  const reportUrl = optString(params.reportUrl) ?? null;
+  if (reportUrl !== null) {
+    try {
+      new URL(reportUrl);
+    } catch {
+      throw invalid('reportUrl');
+    }
+  }
+  const scheduled = optString(params.scheduledDatetime) ?? null;
+  const scheduledAt = scheduled === null ? null : Date.parse(scheduled);
+  if (scheduledAt !== null && Number.isNaN(scheduledAt)) throw invalid('scheduledDatetime');
+
+  const coding = datacodingFor(body, requestedCoding);
+  const parts = partCount(body, coding);
+  const cost = recipients.length * parts * ctx.options.pricePerPart;
+  if (mode === 'live' && state.balance !== null) {
+    if (state.balance < cost) throw noBalance();
+    state.balance = Math.round((state.balance - cost) * 1000) / 1000;
+  }
+  const now = state.clock.now();
+  const isScheduled = scheduledAt !== null && scheduledAt > now;
+  const stored: JsonRecord = {};
+  for (const [k, v] of Object.entries(params)) stored[k] = maybeJson(v);
+  const message: SpMessage = {
+    id: randomHex(16),
+    direction: 'mt',
+    type,
+    originator,
+    body,
+    reference: optString(params.reference) ?? null,
+    reportUrl,
+    validity,
+    gateway: optNumber(params.gateway) ?? 10,
+    typeDetails: asRecord(maybeJson(params.typeDetails)),
+    datacoding: coding,
+    mclass,
+    scheduledDatetime: scheduled,
+    createdAt: now,
+    recipients: recipients.map((d) => ({
+      recipient: Number(d),
+      status: isScheduled ? 'scheduled' : 'sent',
+      statusDatetime: now,
+      statusReason: null,
+      statusErrorCode: null,
+      messagePartCount: parts,
+      price: { amount: mode === 'live' ? parts * ctx.options.pricePerPart : 0, currency: 'EUR' },
+    })),
+    test: mode === 'test',
+    params: stored,
+    deleted: false,
+  };
+  state.messages.push(message);
+
+  // Recipients who replied STOP: the provider reports the failure on its own.
+  for (const r of message.recipients) {
+    if (!message.test && state.optedOut.has(String(r.recipient))) {
+      state.webhooks.dispatch(async () => {
+        r.status = 'delivery_failed';
+        r.statusReason = 'unknown subscriber';
+        r.statusErrorCode = 103;
+        r.statusDatetime = state.clock.now();
+        await ctx.webhooks.statusReport(message, r);
+      });
+    }
+  }
+  return message;
+}
+
+function find(ctx: SpContext, id: string): SpMessage {
+  const message = ctx.state.messages.find((m) => m.id === id && !m.deleted);
+  if (!message) throw notFound();
+  return message;
+}
+
+export function registerMessagesApi(app: FastifyInstance, ctx: SpContext): void {
+  app.post('/messages', async (req, reply) => {
+    const mode = authenticate(ctx, req);
+    await applyFault(ctx, 'messages');
+    const params = mergedParams({}, req.body);
+    if (isParsedForm(req.body)) {
+      // Form posts may repeat `recipients` or use `recipients[]`.
+      const all = req.body.all.filter(([k]) => k === 'recipients' || k === 'recipients[]').map(([, v]) => v);
+      if (all.length > 0) params.recipients = all.join(',');
+    }
+    const message = await createMessage(ctx, mode, params);
+    return reply.code(201).send(messageView(message, originOf(ctx, req)));
+  });
+
+  app.get<{ Querystring: { status?: string; limit?: string; offset?: string } }>('/messages', async (req) => {
+    authenticate(ctx, req);
+    await applyFault(ctx, 'messages');
+    const limit = Math.min(200, Math.max(1, Number(req.query.limit ?? 20) || 20));
+    const offset = Math.max(0, Number(req.query.offset ?? 0) || 0);
+    const status = req.query.status;
+    const all = ctx.state.messages
+      .filter((m) => !m.deleted && (status === undefined || m.recipients.some((r) => r.status === status)))
+      .slice()
+      .reverse();
+    const origin = originOf(ctx, req);
+    return {
+      offset,
+      limit,
+      count: Math.min(limit, Math.max(0, all.length - offset)),
+      totalCount: all.length,
+      links: { first: `${origin}/messages?offset=0&limit=${limit}`, previous: null, next: null, last: null },
+      items: all.slice(offset, offset + limit).map((m) => messageView(m, origin)),
+    };
+  });
+
+  app.get<{ Params: { id: string } }>('/messages/:id', async (req) => {
+    authenticate(ctx, req);
+    await applyFault(ctx, 'message');
+    return messageView(find(ctx, req.params.id), originOf(ctx, req));
+  });
+
+  app.delete<{ Params: { id: string } }>('/messages/:id', async (req, reply) => {
+    authenticate(ctx, req);
+    await applyFault(ctx, 'message');
+    find(ctx, req.params.id).deleted = true;
+    return reply.code(204).send();
+  });
+
+  app.get('/balance', async (req) => {
+    authenticate(ctx, req);
+    return { payment: 'prepaid', type: 'euros', amount: ctx.state.balance ?? 1000 };
+  });
+
+  app.setErrorHandler((err: unknown, req, reply) => {
+    if (req.url.startsWith(CONTROL_PREFIX)) {
+      const e = err as { statusCode?: number; message?: string };
+      return reply.code(e.statusCode ?? 500).send({ error: { message: e.message ?? 'error' } });
+    }
+    const e = err as { statusCode?: number; message?: string };
+    const spErr = err instanceof SpError ? err : new SpError(e.statusCode !== undefined && e.statusCode < 500 ? 400 : 500, e.statusCode !== undefined && e.statusCode < 500 ? 21 : 99, e.message ?? 'error');
+    const { status, body } = renderSpError(spErr);
+    return reply.code(status).send(body);
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    if (req.url.startsWith(CONTROL_PREFIX)) return reply.code(404).send({ error: { message: 'no such control route' } });
+    const { status, body } = renderSpError(apiNotFound());
+    return reply.code(status).send(body);
+  });
+}

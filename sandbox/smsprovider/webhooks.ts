@@ -1,0 +1,107 @@
+import type { OutboundRecord } from '../shared/outbound.js';
+import { randomHex } from '../shared/ids.js';
+import { rfc3339 } from './format.js';
+import type { ResolvedSmsproviderOptions } from './options.js';
+import { signJwt, signLegacy } from './signing.js';
+import type { SmsproviderState, SpMessage, SpRecipient } from './state.js';
+
+// Calls to the service: status reports (GET with query) and inbound messages (urlencoded POST),
+// both signed with the account's signing key.
+
+export class SmsWebhooks {
+  constructor(
+    private readonly state: SmsproviderState,
+    private readonly options: ResolvedSmsproviderOptions,
+  ) {}
+
+  private headers(url: string, body: string): Record<string, string> {
+    const now = this.state.clock.now();
+    const headers: Record<string, string> = {
+      [this.options.signatureHeaderName.toLowerCase()]: signJwt(this.state.signingKey, this.options.jwtIssuer, url, body, now),
+    };
+    if (this.options.legacySignature) {
+      const ts = Math.floor(now / 1000);
+      headers[this.options.legacyTimestampHeaderName.toLowerCase()] = String(ts);
+      headers[this.options.legacySignatureHeaderName.toLowerCase()] = signLegacy(this.state.signingKey, ts, url, body);
+    }
+    return headers;
+  }
+
+  reportUrlFor(message: SpMessage): string | null {
+    return message.reportUrl ?? this.state.statusReportUrl;
+  }
+
+  async statusReport(message: SpMessage, r: SpRecipient): Promise<OutboundRecord | null> {
+    const target = this.reportUrlFor(message);
+    if (target === null) return null;
+    const url = new URL(target);
+    const q: Array<[string, string]> = [
+      ['datacoding', message.datacoding],
+      ['id', message.id],
+      ['mccmnc', '310010'],
+      ['messageLength', String(message.body.length)],
+      ['messagePartCount', String(r.messagePartCount)],
+      ['ported', '0'],
+      ['price[amount]', r.price.amount.toFixed(3)],
+      ['price[currency]', r.price.currency],
+      ['recipient', String(r.recipient)],
+      ['reference', message.reference ?? ''],
+      ['status', r.status],
+      ['statusDatetime', rfc3339(r.statusDatetime)],
+    ];
+    if (r.statusReason !== null) q.push(['statusReason', r.statusReason]);
+    if (r.statusErrorCode !== null) q.push(['statusErrorCode', String(r.statusErrorCode)]);
+    for (const [k, v] of q) url.searchParams.append(k, v);
+    const href = url.href;
+    return this.state.webhooks.send({
+      method: 'GET',
+      url: href,
+      kind: 'status_report',
+      headers: this.headers(href, ''),
+      timeoutMs: this.options.webhookTimeoutMs,
+    });
+  }
+
+  async inbound(receiveUrl: string, fields: Record<string, string>): Promise<OutboundRecord> {
+    const body = new URLSearchParams(fields).toString();
+    const href = new URL(receiveUrl).href;
+    return this.state.webhooks.send({
+      method: 'POST',
+      url: href,
+      kind: 'inbound',
+      body,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...this.headers(href, body) },
+      timeoutMs: this.options.webhookTimeoutMs,
+    });
+  }
+
+  redeliver(record: OutboundRecord): Promise<OutboundRecord> {
+    // A new attempt gets fresh signatures (new jti / timestamps), like a real retry.
+    const headers = { ...record.requestHeaders, ...this.headers(record.url, record.requestBody) };
+    return this.state.webhooks.send({
+      method: record.method,
+      url: record.url,
+      kind: record.kind,
+      headers,
+      timeoutMs: this.options.webhookTimeoutMs,
+      ...(record.method === 'POST' ? { body: record.requestBody } : {}),
+    });
+  }
+}
+
+export function inboundFields(id: string, originator: string, recipient: string, body: string, nowMs: number, reference?: string): Record<string, string> {
+  const created = rfc3339(nowMs);
+  return {
+    id,
+    recipient,
+    originator,
+    body,
+    createdDatetime: created,
+    receiver: recipient,
+    sender: originator,
+    message: body,
+    date: String(Math.floor(nowMs / 1000)),
+    date_utc: String(Math.floor(nowMs / 1000)),
+    reference: reference ?? randomHex(8),
+  };
+}
