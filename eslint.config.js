@@ -10,7 +10,7 @@ import globals from 'globals';
 const layer = (group, message) => ['error', { patterns: [{ group, message }] }];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'web/**/dist/**', 'bench/results/**'] },
+  { ignores: ['.tmp/**', 'dist/**', 'node_modules/**', 'data/**', 'web/**/dist/**', 'bench/results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   { languageOptions: { globals: { ...globals.node } } },

@@ -25,6 +25,7 @@ export const ConfigSchema = Type.Object({
   DEFAULT_PHONE_REGION: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
   RATE_LIMIT_WINDOW_SECONDS: Type.Optional(Positive),
   AUTH_CACHE_MS: Type.Optional(Type.Integer({ minimum: 0 })),
+  CHANNEL_CACHE_MS: Type.Optional(Type.Integer({ minimum: 0 })),
   WEBHOOK_ALLOWLIST: Type.Optional(Type.String()),
   WEBHOOK_RETRY_SCHEDULE: Type.Optional(Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?(,[0-9]+(\\.[0-9]+)?)*$' })),
   WEBHOOK_TIMEOUT_MS: Type.Optional(Positive),
@@ -32,6 +33,7 @@ export const ConfigSchema = Type.Object({
   WEBHOOK_ENDPOINT_CONCURRENCY: Type.Optional(Positive),
   WORKER_POLL_MS: Type.Optional(Positive),
   SHARED_MODE_MESSAGE_LIMIT: Type.Optional(Type.Integer({ minimum: 0 })),
+  CHAT_MAX_UPLOAD_BYTES: Type.Optional(Positive),
   TLS_CERT_FILE: Type.Optional(Type.String({ minLength: 1 })),
   TLS_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
   BOOTSTRAP_ACCOUNT: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
@@ -43,6 +45,15 @@ export const ConfigSchema = Type.Object({
   MAILPROVIDER_API_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   APPMSG_BUSINESS_API_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   NLP_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  PLATFORM_TIMEOUT_MS: Type.Optional(Positive),
+  SOCIALNET_API_VERSION: Type.Optional(Type.String({ pattern: '^v[0-9]+\\.[0-9]+$' })),
+  SOCIALNET_APP_ID: Type.Optional(Type.String({ minLength: 1 })),
+  SOCIALNET_APP_SECRET: Type.Optional(Type.String({ minLength: 1 })),
+  SOCIALNET_VERIFY_TOKEN: Type.Optional(Type.String({ minLength: 1 })),
+  SOCIALNET_TOKEN_PREFIX: Type.Optional(Type.String({ pattern: '^[a-z]{1,10}$' })),
+  SOCIALNET_PROFILE_EDGE: Type.Optional(Type.String({ pattern: '^[a-z_]{1,60}_profile$' })),
+  SOCIALNET_SUBSCRIBE_APP: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
+  BOTMSG_SECRET_HEADER: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9-]{1,100}$' })),
 });
 
 type RawConfig = Static<typeof ConfigSchema>;
@@ -62,6 +73,8 @@ export interface Config {
   defaultPhoneRegion: string | undefined;
   rateLimitWindowSeconds: number;
   authCacheMs: number;
+  /** How long a process reuses a channel or contact it looked up (another instance's change shows within it). */
+  channelCacheMs: number;
   webhook: {
     allowlist: string[];
     retryScheduleSeconds: number[];
@@ -71,6 +84,8 @@ export interface Config {
   };
   workerPollMs: number;
   sharedModeMessageLimit: number;
+  /** Largest file a web chat user may upload (file_upload). */
+  chatMaxUploadBytes: number;
   tls: { certFile: string; keyFile: string } | undefined;
   bootstrapAccount: boolean;
   platforms: {
@@ -82,6 +97,19 @@ export interface Config {
     mailproviderApiUrl: string;
     appmsgBusinessApiUrl: string;
     nlpUrl: string | undefined;
+    /** Deadline of each call to a platform (connectors). */
+    timeoutMs: number;
+    /** The socialnet_chat app the service runs as, and the brand-carrying names of its protocol. */
+    socialnet: {
+      apiVersion: string;
+      appId: string | undefined;
+      appSecret: string | undefined;
+      verifyToken: string | undefined;
+      tokenPrefix: string;
+      profileEdge: string;
+      subscribeApp: boolean;
+    };
+    botmsgSecretHeader: string;
   };
 }
 
@@ -101,7 +129,7 @@ function loadOrCreateKey(dataDir: string): string {
   return key;
 }
 
-const NUMERIC = new Set(['PORT', 'BODY_LIMIT_BYTES', 'RATE_LIMIT_WINDOW_SECONDS', 'AUTH_CACHE_MS', 'WEBHOOK_TIMEOUT_MS', 'WEBHOOK_CONCURRENCY', 'WEBHOOK_ENDPOINT_CONCURRENCY', 'WORKER_POLL_MS', 'SHARED_MODE_MESSAGE_LIMIT']);
+const NUMERIC = new Set(['PORT', 'BODY_LIMIT_BYTES', 'RATE_LIMIT_WINDOW_SECONDS', 'AUTH_CACHE_MS', 'CHANNEL_CACHE_MS', 'WEBHOOK_TIMEOUT_MS', 'WEBHOOK_CONCURRENCY', 'WEBHOOK_ENDPOINT_CONCURRENCY', 'WORKER_POLL_MS', 'SHARED_MODE_MESSAGE_LIMIT', 'CHAT_MAX_UPLOAD_BYTES', 'PLATFORM_TIMEOUT_MS']);
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const raw: Record<string, unknown> = {};
@@ -142,6 +170,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     defaultPhoneRegion: c.DEFAULT_PHONE_REGION,
     rateLimitWindowSeconds: c.RATE_LIMIT_WINDOW_SECONDS ?? 3600,
     authCacheMs: c.AUTH_CACHE_MS ?? 5000,
+    channelCacheMs: c.CHANNEL_CACHE_MS ?? 5000,
     webhook: {
       allowlist: (c.WEBHOOK_ALLOWLIST ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0),
       retryScheduleSeconds: schedule,
@@ -151,6 +180,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     workerPollMs: c.WORKER_POLL_MS ?? 200,
     sharedModeMessageLimit: c.SHARED_MODE_MESSAGE_LIMIT ?? 1000,
+    chatMaxUploadBytes: c.CHAT_MAX_UPLOAD_BYTES ?? 10 * 1024 * 1024,
     tls: c.TLS_CERT_FILE && c.TLS_KEY_FILE ? { certFile: c.TLS_CERT_FILE, keyFile: c.TLS_KEY_FILE } : undefined,
     bootstrapAccount: (c.BOOTSTRAP_ACCOUNT ?? 'true') === 'true',
     platforms: {
@@ -162,6 +192,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       mailproviderApiUrl: c.MAILPROVIDER_API_URL ?? `${sandbox}:9106`,
       appmsgBusinessApiUrl: c.APPMSG_BUSINESS_API_URL ?? `${sandbox}:9107`,
       nlpUrl: c.NLP_URL,
+      timeoutMs: c.PLATFORM_TIMEOUT_MS ?? 10_000,
+      socialnet: {
+        apiVersion: c.SOCIALNET_API_VERSION ?? 'v25.0',
+        appId: c.SOCIALNET_APP_ID,
+        appSecret: c.SOCIALNET_APP_SECRET,
+        verifyToken: c.SOCIALNET_VERIFY_TOKEN,
+        tokenPrefix: c.SOCIALNET_TOKEN_PREFIX ?? 'sn',
+        profileEdge: c.SOCIALNET_PROFILE_EDGE ?? 'socialnet_chat_profile',
+        subscribeApp: (c.SOCIALNET_SUBSCRIBE_APP ?? 'true') === 'true',
+      },
+      botmsgSecretHeader: c.BOTMSG_SECRET_HEADER ?? 'X-Botmsg-Bot-Api-Secret-Token',
     },
   };
 }

@@ -10,9 +10,35 @@ import { AccountService } from './domain/accounts/service.js';
 import { ChannelService } from './domain/channels/service.js';
 import { ConcurrencyGate, RateLimiter } from './domain/limits/rate-limiter.js';
 import { ConnectorRegistry } from './connectors/connector.js';
+import { defaultConnectors } from './connectors/registry-defaults.js';
+import { InboundService } from './domain/inbound/service.js';
+import { ProfileLoader } from './domain/inbound/profiles.js';
+import { inboundRoutes } from './api/routes/inbound.js';
 import { buildApp } from './api/app.js';
 import type { Services } from './services.js';
 import { Outbox } from './domain/events/outbox.js';
+import { WebhookDeliveryService } from './domain/webhooks/service.js';
+import { webhookTargetLoader } from './domain/webhooks/targets.js';
+import { deliveryRoutes } from './api/routes/deliveries.js';
+import { DeliveryWorker, type WorkerStats } from './delivery/worker.js';
+import { WebhookSender } from './delivery/http-sender.js';
+import { SettingsService } from './domain/settings/service.js';
+import { ChannelCache } from './domain/messages/channel-cache.js';
+import { MessageService } from './domain/messages/service.js';
+import { ContactService } from './domain/contacts/service.js';
+import { serviceChatConnector } from './connectors/service_chat/connector.js';
+import { rm } from 'node:fs/promises';
+import { resolve as resolvePath, sep } from 'node:path';
+import { LocalFileStore } from './files/file-store.js';
+import { StoredFiles } from './files/stored-files.js';
+import { ChatService } from './domain/webchat/service.js';
+import { ChatPushRelay } from './domain/webchat/push.js';
+import { chatMessageFromView } from './domain/webchat/view.js';
+import { NotificationService } from './domain/notifications/service.js';
+import { ChatServer } from './chat/server.js';
+import { fileRoutes } from './api/routes/files.js';
+import { widgetRoutes } from './api/routes/widget.js';
+import { notificationRoutes } from './api/routes/notifications.js';
 
 export interface RuntimeOptions {
   clock?: Clock;
@@ -31,8 +57,12 @@ export interface Runtime {
   services: Services;
   ids: IdGenerator;
   app: FastifyInstance;
+  /** The web chat server (null in a worker-only process). */
+  chat: ChatServer | null;
   /** Starts background workers for the configured role. */
   startWorkers(): void;
+  /** Counters of this process's webhook worker (null before startWorkers, or without one). */
+  webhookStats(): WorkerStats | null;
   close(): Promise<void>;
 }
 
@@ -52,22 +82,102 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   }
   const ids = new IdGenerator(store.instanceId, () => clock.now());
   const box = SecretBox.fromBase64(config.encryptionKey);
-  const connectors = options.connectors ?? new ConnectorRegistry();
+  const connectors =
+    options.connectors ??
+    defaultConnectors({
+      publicUrl: config.publicUrl,
+      timeoutMs: config.platforms.timeoutMs,
+      socialnet: { apiUrl: config.platforms.socialnetApiUrl, ...config.platforms.socialnet },
+      botmsg: { apiUrl: config.platforms.botmsgApiUrl, secretHeaderName: config.platforms.botmsgSecretHeader },
+    });
 
   const accounts = new AccountService({ store, ids, clock, authCacheMs: config.authCacheMs });
   const channels = new ChannelService({ store, ids, clock, box, connectors, webhookAllowlist: config.webhook.allowlist });
+  // service_chat's connector is the service itself: always there.
+  if (!connectors.get('service_chat')) connectors.register(serviceChatConnector);
+  const outbox = new Outbox(ids, clock);
+  const channelCache = new ChannelCache(channels, config.channelCacheMs, () => clock.now());
+  const removeFiles = async (keys: readonly string[]) => {
+    for (const key of keys) {
+      const path = resolvePath(config.filesDir, key);
+      if (path.startsWith(config.filesDir + sep)) await rm(path, { force: true });
+    }
+  };
+  // Stored files: received attachments, profile pictures, web chat uploads ({base_url}/files/...).
+  const storedFiles = new StoredFiles({ store, files: new LocalFileStore(config.filesDir), clock, baseUrl: config.publicUrl });
+  // Contacts learn their platform profile on the first Get Contact; inbound events may change a
+  // contact's addressing, so the send path's contact cache forgets it.
+  const forgetContact = (contactId: number) => contacts.cache.forgetContact(contactId);
+  const profiles = new ProfileLoader({ store, clock, connectors, files: storedFiles, onContactChanged: forgetContact, logger: logger.child({ component: 'profiles' }) });
+  const contacts = new ContactService({ store, ids, clock, channels: channelCache, cacheMs: config.channelCacheMs, removeFiles, profiles });
+  const messages = new MessageService({
+    store,
+    ids,
+    clock,
+    outbox,
+    connectors,
+    channels: channelCache,
+    contacts,
+    defaultPhoneRegion: config.defaultPhoneRegion,
+    sharedModeMessageLimit: config.sharedModeMessageLimit,
+  });
   const services: Services = {
     store,
     accounts,
     channels,
     rateLimiter: new RateLimiter(store.rateCounter, clock, config.rateLimitWindowSeconds),
     gate: new ConcurrencyGate(),
-    outbox: new Outbox(ids, clock),
+    outbox,
+    messages,
+    contacts,
+    settings: new SettingsService({ store, clock, box, connectors, onChanged: (id) => channels.onChange.forEach((listener) => listener(id)) }),
     routeExtensions: [...(options.extraRoutes ?? [])],
   };
 
+  // Webhooks: the attempt log and redelivery in the API; the delivery worker in startWorkers().
+  const webhooks = new WebhookDeliveryService({ store, clock, wake: () => services.outbox.wake() });
+  services.routeExtensions.push((app) => deliveryRoutes(app, { webhooks }));
+  // Without a worker of its own, a process tells the others' workers about new events.
+  if (config.role === 'api') services.outbox.onWake(() => store.deliveryQueue.announce());
+
+  // Platform callbacks (socialnet_chat, botmsg, ...): /v1/inbound/..., signed by each platform.
+  const inbound = new InboundService({
+    store,
+    ids,
+    clock,
+    box,
+    outbox,
+    connectors,
+    files: storedFiles,
+    defaultPhoneRegion: config.defaultPhoneRegion,
+    onContactChanged: forgetContact,
+    logger: logger.child({ component: 'inbound' }),
+  });
+  services.routeExtensions.push((app) => inboundRoutes(app, { inbound }));
+
+  // Web chat (service_chat): the chat rules, stored files, notifications, and what the site
+  // sends to a service_chat contact pushed to the browser after it committed.
+  const chatPush = new ChatPushRelay();
+  const chat = new ChatService({ store, ids, clock, box, outbox, files: storedFiles, maxUploadBytes: config.chatMaxUploadBytes });
+  const notifications = new NotificationService({ store, clock, box, connectors, chat: chatPush });
+  messages.onStored.add(({ channel, contactId, message }) => {
+    if (channel.type === 'service_chat') chatPush.message(contactId, chatMessageFromView(message));
+  });
+  services.routeExtensions.push((app) => {
+    fileRoutes(app, { files: storedFiles });
+    widgetRoutes(app);
+    notificationRoutes(app, { notifications });
+  });
+
   const app = await buildApp({ logger, services, baseUrl: config.publicUrl, bodyLimitBytes: config.bodyLimitBytes, tls: config.tls });
   const stoppers: Array<() => Promise<void>> = [];
+  // The socket.io chat server shares the API's HTTP server (a worker-only process serves no browsers).
+  const chatServer =
+    config.role === 'worker'
+      ? null
+      : new ChatServer(app.server, { chat, logger: logger.child({ component: 'chat' }), databaseUrl: config.databaseUrl, maxMessageBytes: config.chatMaxUploadBytes + 64 * 1024 });
+  chatPush.attach(chatServer);
+  let deliveryWorker: DeliveryWorker | null = null;
 
   return {
     config,
@@ -77,11 +187,38 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     services,
     ids,
     app,
+    chat: chatServer,
+    webhookStats: () => (deliveryWorker ? { ...deliveryWorker.stats } : null),
     startWorkers() {
+      if (config.role !== 'api' && !deliveryWorker) {
+        const hook = config.webhook;
+        const worker = new DeliveryWorker({
+          queue: store.deliveryQueue,
+          loadTargets: webhookTargetLoader(store, box),
+          sender: new WebhookSender({ allowlist: hook.allowlist, timeoutMs: hook.timeoutMs }),
+          clock,
+          instanceId: store.instanceId,
+          nextId: () => ids.nextNumber(),
+          retryScheduleSeconds: hook.retryScheduleSeconds,
+          timeoutMs: hook.timeoutMs,
+          concurrency: hook.concurrency,
+          endpointConcurrency: hook.endpointConcurrency,
+          pollMs: config.workerPollMs,
+          logger: logger.child({ worker: 'webhooks' }),
+        });
+        deliveryWorker = worker;
+        const unsubscribe = services.outbox.onWake(() => worker.wake());
+        worker.start();
+        stoppers.push(async () => {
+          unsubscribe();
+          await worker.stop();
+        });
+      }
       // Workers (webhook delivery, asynchronous platform sends) register here as they are built.
       void stoppers;
     },
     async close() {
+      await chatServer?.close();
       await app.close();
       for (const stop of stoppers.reverse()) await stop();
       await store.close();

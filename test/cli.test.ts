@@ -4,6 +4,7 @@ import { dialects, createTestDatabase, type TestDatabase } from './helpers/datab
 import { cli, cliRaw, startServerProcess } from './helpers/processes.js';
 import { freePort } from './helpers/runtime.js';
 import { ApiClient } from './helpers/api-client.js';
+import { MIGRATIONS } from '../src/store/migrations/index.js';
 
 for (const { dialect, skip } of await dialects()) {
   describe(`CLI and first start (${dialect})`, { skip }, () => {
@@ -19,7 +20,7 @@ for (const { dialect, skip } of await dialects()) {
 
     test('account create, token create and revoke print JSON; the token works until revoked', async () => {
       const env = await freshEnv();
-      assert.deepEqual((await cli(['migrate'], env)).applied, ['001_initial']);
+      assert.deepEqual((await cli(['migrate'], env)).applied, MIGRATIONS.map((m) => m.name));
       assert.deepEqual((await cli(['migrate'], env)).applied, [], 'a second migrate has nothing to do');
       const account = await cli(['account', 'create', '--name', 'Acme', '--plan', 'free'], env);
       assert.equal(account.name, 'Acme');

@@ -1,5 +1,19 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { randomBytes } from 'node:crypto';
+
+/** Request ids from a pool of random bytes: one call into the crypto library per 512 requests, not per request. */
+function requestIds(): () => string {
+  let pool = Buffer.alloc(0);
+  let at = 0;
+  return () => {
+    if (at + 8 > pool.length) {
+      pool = randomBytes(4096);
+      at = 0;
+    }
+    at += 8;
+    return pool.toString('hex', at - 8, at);
+  };
+}
 import { readFileSync } from 'node:fs';
 import type { Logger } from '../lib/logger.js';
 import type { Services } from '../services.js';
@@ -9,6 +23,10 @@ import { registerGuards } from './hooks.js';
 import { registerOpenApi } from './openapi.js';
 import { channelRoutes } from './routes/channels.js';
 import { healthRoutes } from './routes/health.js';
+import { settingsRoutes } from './routes/settings.js';
+import { messageRoutes } from './routes/messages.js';
+import { contactRoutes } from './routes/contacts.js';
+import { capabilityRoutes } from './routes/capabilities.js';
 import './context.js';
 
 export interface AppOptions {
@@ -26,7 +44,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: options.logger,
     bodyLimit: options.bodyLimitBytes,
-    genReqId: () => randomBytes(8).toString('hex'),
+    genReqId: requestIds(),
     requestIdHeader: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
@@ -51,6 +69,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   healthRoutes(app, services);
   channelRoutes(app, { channels: services.channels, baseUrl });
+  settingsRoutes(app, { settings: services.settings });
+  messageRoutes(app, { messages: services.messages, baseUrl });
+  contactRoutes(app, { contacts: services.contacts });
+  capabilityRoutes(app, { messages: services.messages });
   for (const extend of services.routeExtensions) extend(app);
   return app;
 }

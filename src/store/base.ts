@@ -2,12 +2,15 @@ import { Migrator, type Kysely } from 'kysely';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { Repos, type DialectName, type RateCounter, type Store } from './store.js';
+import type { DeliveryQueue } from './delivery-queue.js';
+import type { WriteUnit } from './write-unit.js';
 
 /** What both dialects share: repositories, transactions and migrations over one Kysely instance. */
 export abstract class KyselyStore extends Repos implements Store {
   abstract readonly dialect: DialectName;
   abstract readonly instanceId: number;
   abstract readonly rateCounter: RateCounter;
+  abstract readonly deliveryQueue: DeliveryQueue;
 
   constructor(db: Kysely<Database>) {
     super(db);
@@ -24,6 +27,7 @@ export abstract class KyselyStore extends Repos implements Store {
     return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
   }
 
+  abstract batchWrite(unit: WriteUnit): Promise<void>;
   abstract ping(): Promise<void>;
   abstract close(): Promise<void>;
 }

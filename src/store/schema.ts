@@ -99,6 +99,10 @@ export interface DeliveriesTable {
   last_error: string | null;
   created_at: number;
   updated_at: number;
+  /** Token of the claim that holds the lease (migration 002). */
+  lease_id: number | null;
+  /** Instance number of the process that claimed the row last (migration 002). */
+  locked_by: number | null;
 }
 
 export interface DeliveryAttemptsTable {
@@ -144,6 +148,16 @@ export interface FilesTable {
   created_at: number;
 }
 
+export interface ChatSessionsTable {
+  /** SHA-256 (hex) of the session token the browser holds. */
+  token_hash: string;
+  account_id: number;
+  channel_id: number;
+  contact_id: number;
+  created_at: number;
+  last_seen_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   access_tokens: AccessTokensTable;
@@ -156,4 +170,5 @@ export interface Database {
   jobs: JobsTable;
   rate_counters: RateCountersTable;
   files: FilesTable;
+  chat_sessions: ChatSessionsTable;
 }

@@ -3,6 +3,14 @@ import type { Database } from './schema.js';
 import { AccountsRepo, TokensRepo } from './repos/accounts.js';
 import { ChannelsRepo } from './repos/channels.js';
 import { EventsRepo } from './repos/events.js';
+import { DeliveriesRepo } from './repos/deliveries.js';
+import { MessagesRepo } from './repos/messages.js';
+import { ContactsRepo } from './repos/contacts.js';
+import { FilesRepo } from './repos/files.js';
+import { ChatRepo } from './repos/chat.js';
+import { ConversationRepo } from './repos/conversation.js';
+import type { WriteUnit } from './write-unit.js';
+import type { DeliveryQueue } from './delivery-queue.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -12,12 +20,24 @@ export class Repos {
   readonly tokens: TokensRepo;
   readonly channels: ChannelsRepo;
   readonly events: EventsRepo;
+  readonly deliveries: DeliveriesRepo;
+  readonly messages: MessagesRepo;
+  readonly contacts: ContactsRepo;
+  readonly files: FilesRepo;
+  readonly chat: ChatRepo;
+  readonly conversation: ConversationRepo;
 
   constructor(readonly db: Kysely<Database>) {
     this.accounts = new AccountsRepo(db);
     this.tokens = new TokensRepo(db);
     this.channels = new ChannelsRepo(db);
     this.events = new EventsRepo(db);
+    this.deliveries = new DeliveriesRepo(db);
+    this.messages = new MessagesRepo(db);
+    this.contacts = new ContactsRepo(db);
+    this.files = new FilesRepo(db);
+    this.chat = new ChatRepo(db);
+    this.conversation = new ConversationRepo(db);
   }
 }
 
@@ -38,7 +58,15 @@ export interface Store extends Repos {
   /** 0..15, distinct among the processes sharing the database: the instance part of ids. */
   readonly instanceId: number;
   readonly rateCounter: RateCounter;
+  /** The webhook delivery queue the workers claim from. */
+  readonly deliveryQueue: DeliveryQueue;
   transaction<T>(work: (tx: Repos) => Promise<T>): Promise<T>;
+  /**
+   * Inserts one unit's rows atomically, grouped with the units of other requests (group commit:
+   * one SQLite transaction per event-loop turn, one statement on PostgreSQL). Resolves once
+   * committed; rejects with UniqueViolation or MissingReference (store/errors.ts) for that unit alone.
+   */
+  batchWrite(unit: WriteUnit): Promise<void>;
   migrate(): Promise<string[]>;
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -62,10 +62,11 @@ export class ChannelService {
   }
 
   /** Credentials are checked with the platform before anything is saved. */
-  private async verify(type: ChannelType, config: Record<string, unknown>, secrets: Record<string, string>) {
+  private async verify(id: number, type: ChannelType, config: Record<string, unknown>, secrets: Record<string, string>) {
     const connector = this.deps.connectors.get(type);
     if (!connector?.verifyChannel) return { config, secrets };
-    const result = await connector.verifyChannel({ type, config, secrets });
+    // The id goes along so a platform can be told the channel's callback URL (botmsg webhook).
+    const result = await connector.verifyChannel({ id: String(id), type, config, secrets });
     if (result.ok) return { config: { ...config, ...result.value.config }, secrets: { ...secrets, ...result.value.secrets } };
     if (result.retryable) throw ApiError.of('platform_error', `The platform could not be reached to verify the channel: ${result.message}`);
     const key = TYPE_SPECS[type].key ?? 'channel';
@@ -97,11 +98,12 @@ export class ChannelService {
       config.agent_state = state;
       config.region = (body.region as string | undefined) ?? RBM_REGIONS[0];
     }
-    ({ config, secrets } = await this.verify(type, config, secrets));
+    const id = this.deps.ids.nextNumber();
+    ({ config, secrets } = await this.verify(id, type, config, secrets));
     const now = this.deps.clock.now();
     const webhook = isPlainObject(body.webhook) ? this.newWebhook(body.webhook as { url: string; ssl_verification?: unknown }) : null;
     const row: ChannelRow = {
-      id: this.deps.ids.nextNumber(),
+      id,
       account_id: accountId,
       type,
       name: String(body.name),
@@ -176,7 +178,7 @@ export class ChannelService {
       if (body.region === null) throw ApiError.invalid('region', null, say.cannotBeNull('region'));
       config.region = body.region;
     }
-    if (credentialsChanged) ({ config, secrets } = await this.verify(type, config, secrets));
+    if (credentialsChanged) ({ config, secrets } = await this.verify(id, type, config, secrets));
     changes.config = JSON.stringify(config);
     changes.secrets = Object.keys(secrets).length > 0 ? this.deps.box.encryptJson(secrets) : null;
 
@@ -194,7 +196,16 @@ export class ChannelService {
         Object.assign(changes, this.newWebhook({ url: input.url, ssl_verification: input.ssl_verification }));
       }
     }
-    await this.deps.store.channels.update(accountId, id, changes);
+    if (body.webhook === null && current.webhook) {
+      // Removing the webhook drops its pending deliveries (a changed URL keeps them: the worker
+      // reads the URL at send time).
+      await this.deps.store.transaction(async (tx) => {
+        await tx.channels.update(accountId, id, changes);
+        await tx.deliveries.dropPending(accountId, id, changes.updated_at ?? this.deps.clock.now());
+      });
+    } else {
+      await this.deps.store.channels.update(accountId, id, changes);
+    }
     this.changed(current.id);
     return decodeChannel({ ...row, ...changes }, this.deps.box);
   }

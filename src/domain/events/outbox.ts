@@ -1,4 +1,5 @@
 import type { Repos } from '../../store/store.js';
+import type { DeliveryRow, EventRow } from '../../store/repos/events.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import type { Clock } from '../../lib/clock.js';
 import { isoTime } from '../../lib/clock.js';
@@ -31,40 +32,47 @@ export class Outbox {
   ) {}
 
   async append(tx: Repos, input: EventInput): Promise<{ eventId: string; deliveryId: string | null; body: string }> {
+    const { event, delivery } = this.build(input);
+    await tx.events.insertEvent(event);
+    if (delivery) await tx.events.insertDelivery(delivery);
+    return { eventId: String(event.id), deliveryId: delivery ? String(delivery.id) : null, body: event.body };
+  }
+
+  /**
+   * The rows `append` writes, without writing them: for callers that insert them with other rows
+   * in one write unit (store.batchWrite), still in the same commit as the change they report.
+   */
+  build(input: EventInput): { event: EventRow; delivery: DeliveryRow | null } {
     const now = this.clock.now();
     const envelope: EventEnvelope = { event: input.type, timestamp: isoTime(now), data: input.data };
     const body = JSON.stringify(envelope);
-    const eventId = this.ids.nextNumber();
     const channelId = Number(input.channel.id);
-    await tx.events.insertEvent({
-      id: eventId,
+    const event: EventRow = {
+      id: this.ids.nextNumber(),
       account_id: input.channel.accountId,
       channel_id: channelId,
       contact_id: input.contactId === null ? null : Number(input.contactId),
       type: input.type,
       body,
       created_at: now,
-    });
-    let deliveryId: number | null = null;
-    if (input.channel.webhook) {
-      deliveryId = this.ids.nextNumber();
-      await tx.events.insertDelivery({
-        id: deliveryId,
-        event_id: eventId,
-        account_id: input.channel.accountId,
-        channel_id: channelId,
-        webhook_id: Number(input.channel.webhook.id),
-        status: 'pending',
-        attempts: 0,
-        next_attempt_at: now,
-        locked_until: null,
-        last_status_code: null,
-        last_error: null,
-        created_at: now,
-        updated_at: now,
-      });
-    }
-    return { eventId: String(eventId), deliveryId: deliveryId === null ? null : String(deliveryId), body };
+    };
+    if (!input.channel.webhook) return { event, delivery: null };
+    const delivery: DeliveryRow = {
+      id: this.ids.nextNumber(),
+      event_id: event.id,
+      account_id: input.channel.accountId,
+      channel_id: channelId,
+      webhook_id: Number(input.channel.webhook.id),
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: now,
+      locked_until: null,
+      last_status_code: null,
+      last_error: null,
+      created_at: now,
+      updated_at: now,
+    };
+    return { event, delivery };
   }
 
   onWake(listener: () => void): () => void {

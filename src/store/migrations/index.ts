@@ -1,5 +1,8 @@
 import type { Kysely, Migration as KyselyMigration, MigrationProvider } from 'kysely';
 import { initial } from './001_initial.js';
+import { deliveryQueue } from './002_delivery_queue.js';
+import { chat } from './003_chat.js';
+import { messagesByChannel } from './004_messages_by_channel.js';
 
 export interface Migration {
   name: string;
@@ -7,7 +10,7 @@ export interface Migration {
 }
 
 /** Ordered list; append new migrations, never edit a released one. */
-export const MIGRATIONS: Migration[] = [initial];
+export const MIGRATIONS: Migration[] = [initial, deliveryQueue, chat, messagesByChannel];
 
 export const migrationProvider: MigrationProvider = {
   getMigrations(): Promise<Record<string, KyselyMigration>> {

@@ -1,8 +1,9 @@
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import type { Database, DeliveriesTable, EventsTable } from '../schema.js';
 
 export type EventRow = EventsTable;
-export type DeliveryRow = DeliveriesTable;
+/** Lease columns start empty, so inserts may leave them out. */
+export type DeliveryRow = Insertable<DeliveriesTable>;
 
 /** The transactional outbox: events and their per-webhook deliveries. */
 export class EventsRepo {

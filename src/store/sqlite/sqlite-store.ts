@@ -3,6 +3,13 @@ import { Kysely, SqliteDialect, sql } from 'kysely';
 import type { Database } from '../schema.js';
 import { KyselyStore } from '../base.js';
 import type { RateCounter } from '../store.js';
+import type { DeliveryQueue } from '../delivery-queue.js';
+import { SqliteDeliveryQueue } from './delivery-queue.js';
+import { SqliteUnitWriter } from './unit-writer.js';
+import { WriteBatcher } from '../write-batcher.js';
+import type { WriteUnit } from '../write-unit.js';
+import { Checkpointer } from './checkpointer.js';
+import { createRequire } from 'node:module';
 
 /**
  * The embedded store. One process owns the file (WAL mode, synchronous=NORMAL: a committed
@@ -31,9 +38,20 @@ export class SqliteStore extends KyselyStore {
   readonly dialect = 'sqlite' as const;
   readonly instanceId = 0;
   readonly rateCounter: RateCounter = new MemoryRateCounter();
+  readonly deliveryQueue: DeliveryQueue;
 
   constructor(readonly connection: BetterSqlite3.Database) {
     super(new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) }));
+    this.deliveryQueue = new SqliteDeliveryQueue(connection, this.db);
+    const writer = new SqliteUnitWriter(connection, this.db);
+    this.batcher = new WriteBatcher((batch) => writer.flush(batch), { maxInFlight: 1, maxUnits: 1000 });
+  }
+
+  private readonly batcher: WriteBatcher;
+
+  /** Group commit: the units of one event-loop turn share one transaction (see unit-writer.ts). */
+  batchWrite(unit: WriteUnit): Promise<void> {
+    return this.batcher.submit(unit);
   }
 
   static open(path: string): SqliteStore {
@@ -42,14 +60,21 @@ export class SqliteStore extends KyselyStore {
     connection.pragma('synchronous = NORMAL');
     connection.pragma('foreign_keys = ON');
     connection.pragma('busy_timeout = 5000');
-    return new SqliteStore(connection);
+    const store = new SqliteStore(connection);
+    if (path !== ':memory:' && path !== '') store.checkpointer = new Checkpointer(connection, path, createRequire(import.meta.url).resolve('better-sqlite3'));
+    return store;
   }
+
+  /** WAL checkpoints in a worker thread, off the event loop (checkpointer.ts). */
+  private checkpointer: Checkpointer | null = null;
 
   async ping(): Promise<void> {
     await sql`select 1`.execute(this.db);
   }
 
   async close(): Promise<void> {
+    await this.batcher.drain();
+    await this.checkpointer?.stop();
     await this.db.destroy();
   }
 }

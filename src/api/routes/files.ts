@@ -1,0 +1,34 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { StoredFiles } from '../../files/stored-files.js';
+import { ApiError } from '../../lib/errors.js';
+
+/** Types a browser may show in the page; everything else is offered as a download. */
+const INLINE = /^(image\/(png|jpeg|gif|webp|avif|bmp)|video\/(mp4|webm|ogg)|audio\/(mpeg|mp4|ogg|wav|webm|aac)|application\/pdf|text\/plain)$/;
+
+/**
+ * Stored files at `{base_url}/files/<unguessable id>/<name>`, without a token: the id is the
+ * capability. Files come from end users, so they are served so that they cannot act as a page
+ * of this origin: no sniffing, a sandboxing policy, and a download for anything not plainly media.
+ */
+export function fileRoutes(app: FastifyInstance, deps: { files: StoredFiles }): void {
+  app.get('/v1/files/:file_id/:name', {
+    schema: { tags: ['Files'], summary: 'A stored file (public URL, no token)', security: [], params: Type.Object({ file_id: Type.String(), name: Type.String() }) },
+  }, async (request, reply) => {
+    const { file_id, name } = request.params as { file_id: string; name: string };
+    const row = await deps.files.find(file_id);
+    if (!row || row.name !== name) throw ApiError.notFound('File');
+    const opened = await deps.files.open(row);
+    if (!opened) throw ApiError.notFound('File');
+    const disposition = INLINE.test(row.mime_type) ? 'inline' : 'attachment';
+    return reply
+      .header('Content-Type', row.mime_type)
+      .header('Content-Length', String(opened.size))
+      .header('Content-Disposition', `${disposition}; filename*=UTF-8''${encodeURIComponent(row.name)}`)
+      .header('X-Content-Type-Options', 'nosniff')
+      .header('Content-Security-Policy', "default-src 'none'; sandbox")
+      .header('Cross-Origin-Resource-Policy', 'cross-origin')
+      .header('Cache-Control', 'public, max-age=31536000, immutable')
+      .send(opened.stream);
+  });
+}

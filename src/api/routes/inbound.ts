@@ -1,0 +1,48 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { InboundCall } from '../../connectors/connector.js';
+import type { InboundAnswer, InboundService } from '../../domain/inbound/service.js';
+
+/**
+ * Calls from platforms, without an account token (hooks.ts exempts `/v1/inbound/`): each
+ * connector checks the platform's signature on the raw body bytes, so these routes read the body
+ * as a Buffer (a content-type parser scoped to this plugin) and never re-serialise it.
+ *
+ * - `GET|POST /v1/inbound/{type}`: one URL for a whole platform app (socialnet_chat), events name
+ *   their page; GET is the platform's subscription handshake;
+ * - `POST /v1/inbound/{channel_id}/{endpoint}`: a channel's own URL (botmsg: `updates`).
+ */
+function callOf(request: FastifyRequest): InboundCall {
+  const headers: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(request.headers)) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  const query: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries((request.query ?? {}) as Record<string, unknown>)) if (typeof value === 'string') query[name] = value;
+  const body = request.body;
+  return { method: request.method, endpoint: null, headers, query, rawBody: Buffer.isBuffer(body) ? body : Buffer.alloc(0) };
+}
+
+export function inboundRoutes(app: FastifyInstance, deps: { inbound: InboundService }): void {
+  const { inbound } = deps;
+  const send = (reply: import('fastify').FastifyReply, answer: InboundAnswer) => reply.code(answer.status).header('Content-Type', answer.contentType).send(answer.body);
+
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+    const hidden = { hide: true, security: [] } as const;
+    scope.get('/v1/inbound/:type', { schema: { ...hidden, params: Type.Object({ type: Type.String() }) } }, async (request, reply) => {
+      const { type } = request.params as { type: string };
+      return send(reply, inbound.handshake(type, callOf(request)));
+    });
+
+    scope.post('/v1/inbound/:type', { schema: { ...hidden, params: Type.Object({ type: Type.String() }) } }, async (request, reply) => {
+      const { type } = request.params as { type: string };
+      return send(reply, await inbound.receiveForApp(type, callOf(request)));
+    });
+
+    scope.post('/v1/inbound/:channel_id/:endpoint', { schema: { ...hidden, params: Type.Object({ channel_id: Type.String(), endpoint: Type.String() }) } }, async (request, reply) => {
+      const { channel_id, endpoint } = request.params as { channel_id: string; endpoint: string };
+      return send(reply, await inbound.receiveForChannel(channel_id, endpoint, callOf(request)));
+    });
+  });
+}

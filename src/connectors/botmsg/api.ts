@@ -1,0 +1,42 @@
+import type { PlatformFailure, PlatformResult } from '../connector.js';
+import { httpCall, jsonOf } from '../http.js';
+
+/**
+ * Bot API calls: `POST {apiUrl}/bot<token>/<method>` with a JSON body; answers are
+ * `{"ok": true, "result": ...}` or `{"ok": false, "error_code", "description", "parameters"?}`.
+ * 429 (with `retry_after`) is `rate_limited`, 5xx and network failures are retryable, the rest
+ * are refusals carrying the platform's description.
+ */
+export function botFailure(status: number, body: unknown): PlatformFailure {
+  const b = (body ?? {}) as { error_code?: unknown; description?: unknown; parameters?: { retry_after?: unknown } };
+  const code = typeof b.error_code === 'number' ? b.error_code : status;
+  const description = typeof b.description === 'string' ? b.description : `The platform answered HTTP ${status}.`;
+  if (code === 429) {
+    const after = typeof b.parameters?.retry_after === 'number' ? ` (retry after ${b.parameters.retry_after} s)` : '';
+    return { ok: false, retryable: true, code: 'rate_limited', message: `${description}${after}` };
+  }
+  return { ok: false, retryable: code >= 500, code: String(code), message: description };
+}
+
+export class BotApi {
+  constructor(
+    private readonly apiUrl: string,
+    private readonly timeoutMs: number,
+  ) {}
+
+  methodUrl(token: string, method: string): string {
+    return `${this.apiUrl.replace(/\/+$/, '')}/bot${token}/${method}`;
+  }
+
+  fileUrl(token: string, filePath: string): string {
+    return `${this.apiUrl.replace(/\/+$/, '')}/file/bot${token}/${filePath.split('/').map(encodeURIComponent).join('/')}`;
+  }
+
+  async call(token: string, method: string, params: Record<string, unknown> = {}): Promise<PlatformResult<unknown>> {
+    const answer = await httpCall(this.methodUrl(token, method), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(params) }, this.timeoutMs);
+    if (!answer.ok) return answer;
+    const json = jsonOf(answer.value) as { ok?: unknown; result?: unknown } | undefined;
+    if (answer.value.status === 200 && json?.ok === true) return { ok: true, value: json.result };
+    return botFailure(answer.value.status, json);
+  }
+}

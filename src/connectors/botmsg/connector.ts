@@ -1,0 +1,87 @@
+import { randomBytes } from 'node:crypto';
+import type { ChannelContext, Connector, FetchedMedia, InboundMedia, PlatformResult, SendReceipt, VerifiedChannel } from '../connector.js';
+import { download, fileNameFor, fileNameFromUrl } from '../http.js';
+import { BotApi } from './api.js';
+import { messageKey, parseUpdate } from './inbound.js';
+import { ALLOWED_UPDATES, type BotmsgOptions } from './options.js';
+import { renderSend } from './render.js';
+
+/**
+ * botmsg: a bot platform reached through its Bot API with the bot's token. See README.md in this
+ * folder for the protocol, credentials and limits.
+ */
+type Json = Record<string, unknown>;
+
+/** The webhook's secret token: 1-256 characters of A-Z a-z 0-9 _ - (platforms.md §2.2). */
+function newSecretToken(): string {
+  return randomBytes(32).toString('hex');
+}
+
+function tokenOf(channel: ChannelContext): string {
+  return channel.secrets.access_token ?? '';
+}
+
+export function createBotmsgConnector(options: BotmsgOptions): Connector {
+  const api = new BotApi(options.apiUrl, options.timeoutMs);
+
+  return {
+    type: 'botmsg',
+    inboundScope: 'channel',
+
+    /** getMe reads the bot's name and username; setWebhook points the bot at the channel's inbound URL with a secret token. */
+    async verifyChannel(input): Promise<PlatformResult<VerifiedChannel>> {
+      const token = input.secrets.access_token ?? '';
+      const me = await api.call(token, 'getMe');
+      if (!me.ok) return me.retryable ? me : { ...me, field: 'botmsg.access_token' };
+      const bot = (me.value ?? {}) as Json;
+      if (bot.is_bot !== true) return { ok: false, retryable: false, code: 'not_a_bot', message: 'The token does not belong to a bot.', field: 'botmsg.access_token' };
+      if (!input.id) return { ok: false, retryable: false, code: 'no_channel', message: 'The channel id is needed to register the webhook.' };
+      const secret = input.secrets.webhook_secret ?? newSecretToken();
+      const url = options.inboundUrl(input.id);
+      const hooked = await api.call(token, 'setWebhook', { url, secret_token: secret, allowed_updates: ALLOWED_UPDATES });
+      if (!hooked.ok) return { ...hooked, retryable: true, message: `The platform did not accept the service's webhook ${url}: ${hooked.message}` };
+      const config: Json = {};
+      const name = [bot.first_name, bot.last_name].filter((n): n is string => typeof n === 'string' && n !== '').join(' ');
+      if (name !== '') config.name = name;
+      if (typeof bot.username === 'string') config.username = bot.username;
+      if (bot.id !== undefined) config.bot_id = String(bot.id);
+      return { ok: true, value: { config, secrets: { access_token: token, webhook_secret: secret } } };
+    },
+
+    async send(channel, recipient, message): Promise<PlatformResult<SendReceipt>> {
+      const chatId = recipient.externalId;
+      if (!chatId) return { ok: false, retryable: false, code: 'no_recipient', message: 'The contact has no chat with the bot.' };
+      const call = renderSend(chatId, message.content);
+      if (!call.ok) return call;
+      const sent = await api.call(tokenOf(channel), call.value.method, call.value.params);
+      if (!sent.ok) return sent;
+      const messageId = ((sent.value ?? {}) as Json).message_id;
+      return { ok: true, value: { externalId: messageKey(chatId, messageId) ?? null } };
+    },
+
+    async sendNotification(channel, recipient, notification): Promise<PlatformResult<null>> {
+      if (notification.type !== 'typing_on') return { ok: false, retryable: false, code: 'unsupported', message: `botmsg has no notification of type '${notification.type}'.` };
+      if (!recipient.externalId) return { ok: false, retryable: false, code: 'no_recipient', message: 'The contact has no chat with the bot.' };
+      const sent = await api.call(tokenOf(channel), 'sendChatAction', { chat_id: recipient.externalId, action: 'typing' });
+      return sent.ok ? { ok: true, value: null } : sent;
+    },
+
+    parseInbound(call, channel) {
+      if (call.endpoint !== 'updates') return { ok: false, status: 404, message: 'No such inbound endpoint.' };
+      return parseUpdate(call, options.secretHeaderName, channel?.secrets.webhook_secret);
+    },
+
+    /** getFile gives the file's path; the bytes are downloaded from the file URL with the bot's token. */
+    async fetchMedia(channel, media: InboundMedia): Promise<PlatformResult<FetchedMedia>> {
+      const token = tokenOf(channel);
+      const file = await api.call(token, 'getFile', { file_id: media.ref });
+      if (!file.ok) return file;
+      const path = ((file.value ?? {}) as Json).file_path;
+      if (typeof path !== 'string') return { ok: false, retryable: false, code: 'no_file', message: 'The platform gave no path for the file.' };
+      const got = await download(api.fileUrl(token, path), options.timeoutMs, options.maxMediaBytes);
+      if (!got.ok) return got;
+      const mimeType = media.mimeType ?? got.value.contentType;
+      return { ok: true, value: { bytes: got.value.bytes, mimeType, name: media.name ?? fileNameFromUrl(`http://x/${path}`, fileNameFor('file', mimeType)) } };
+    },
+  };
+}

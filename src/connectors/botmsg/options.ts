@@ -1,0 +1,20 @@
+/**
+ * How the botmsg connector reaches the platform. The secret-token header carries the platform's
+ * brand in its name, so it is configuration (neutral default matching the stand-in).
+ */
+export interface BotmsgOptions {
+  /** Platform origin, e.g. http://127.0.0.1:9102 (methods are `{apiUrl}/bot<token>/<method>`). */
+  apiUrl: string;
+  /** Header in which the platform repeats the webhook's secret token. */
+  secretHeaderName: string;
+  /** The service's inbound URL of a channel, registered as the bot's webhook. */
+  inboundUrl(channelId: string): string;
+  timeoutMs: number;
+  /** Largest received file copied into the file store (the platform serves downloads up to 20 MB). */
+  maxMediaBytes: number;
+}
+
+export const DEFAULT_MAX_MEDIA_BYTES = 20 * 1024 * 1024;
+
+/** Update types the service asks for: messages and button presses. */
+export const ALLOWED_UPDATES = ['message', 'callback_query'] as const;

@@ -1,0 +1,57 @@
+import { ConnectorRegistry } from './connector.js';
+import { createBotmsgConnector } from './botmsg/connector.js';
+import { DEFAULT_MAX_MEDIA_BYTES as BOTMSG_MAX_MEDIA } from './botmsg/options.js';
+import { createSocialnetChatConnector } from './socialnet_chat/connector.js';
+import { DEFAULT_MAX_MEDIA_BYTES as SOCIALNET_MAX_MEDIA } from './socialnet_chat/options.js';
+
+/** What the platform connectors need from the service's configuration (runtime.ts passes it). */
+export interface PlatformConnectorSettings {
+  /** `{base_url}`: the service's public address ending in /v1; inbound URLs are built from it. */
+  publicUrl: string;
+  timeoutMs: number;
+  socialnet: {
+    apiUrl: string;
+    apiVersion: string;
+    appId: string | undefined;
+    appSecret: string | undefined;
+    verifyToken: string | undefined;
+    tokenPrefix: string;
+    profileEdge: string;
+    subscribeApp: boolean;
+  };
+  botmsg: {
+    apiUrl: string;
+    secretHeaderName: string;
+  };
+}
+
+/** The registry with every platform connector that is built, configured from the settings. */
+export function defaultConnectors(settings: PlatformConnectorSettings): ConnectorRegistry {
+  const registry = new ConnectorRegistry();
+  const s = settings.socialnet;
+  registry.register(
+    createSocialnetChatConnector({
+      apiUrl: s.apiUrl,
+      apiVersion: s.apiVersion,
+      ...(s.appId ? { appId: s.appId } : {}),
+      ...(s.appSecret ? { appSecret: s.appSecret } : {}),
+      ...(s.verifyToken ? { verifyToken: s.verifyToken } : {}),
+      tokenPrefix: s.tokenPrefix,
+      profileEdge: s.profileEdge,
+      callbackUrl: `${settings.publicUrl}/inbound/socialnet_chat`,
+      subscribeApp: s.subscribeApp,
+      timeoutMs: settings.timeoutMs,
+      maxMediaBytes: SOCIALNET_MAX_MEDIA,
+    }),
+  );
+  registry.register(
+    createBotmsgConnector({
+      apiUrl: settings.botmsg.apiUrl,
+      secretHeaderName: settings.botmsg.secretHeaderName,
+      inboundUrl: (channelId) => `${settings.publicUrl}/inbound/${channelId}/updates`,
+      timeoutMs: settings.timeoutMs,
+      maxMediaBytes: BOTMSG_MAX_MEDIA,
+    }),
+  );
+  return registry;
+}

@@ -1,0 +1,148 @@
+import { Agent, type Dispatcher } from 'undici';
+import { guardedLookup, literalRefusal, type Resolver } from './address-guard.js';
+
+export interface SendInput {
+  url: string;
+  headers: Record<string, string>;
+  body: Buffer;
+  sslVerification: boolean;
+}
+
+export interface SendResult {
+  statusCode: number | null;
+  durationMs: number;
+  /** The start of the receiver's answer (at most `excerptBytes`), or null when it sent none. */
+  responseExcerpt: string | null;
+  error: string | null;
+  /** Cut off by abortAll() (shutdown) rather than by the receiver or the network. */
+  aborted: boolean;
+}
+
+export interface SenderOptions {
+  /** WEBHOOK_ALLOWLIST: hosts, addresses and CIDR ranges the address guard lets through. */
+  allowlist: readonly string[];
+  /** The whole call, connect to last byte read, must end within this. */
+  timeoutMs: number;
+  excerptBytes?: number;
+  userAgent?: string;
+  /** Replaces DNS resolution (tests). */
+  resolve?: Resolver;
+}
+
+export const DEFAULT_EXCERPT_BYTES = 4096;
+
+interface Destination {
+  origin: string;
+  path: string;
+  /** Why the URL cannot be called at all, checked once per URL. */
+  refusal: string | null;
+}
+
+const MAX_CACHED_URLS = 10_000;
+
+/**
+ * Sends one webhook call over undici. Two connection pools: one that verifies the receiver's TLS
+ * certificate and one for webhooks set to `ssl_verification: false`. Both resolve names through
+ * the address guard. Keep-alive connections are reused between calls to the same receiver.
+ */
+export class WebhookSender {
+  private readonly verifying: Agent;
+  private readonly lenient: Agent;
+  private readonly excerptBytes: number;
+  private readonly destinations = new Map<string, Destination>();
+  private readonly active = new Set<AbortController>();
+  private aborting = false;
+  readonly userAgent: string;
+
+  constructor(private readonly options: SenderOptions) {
+    const lookup = guardedLookup(options.allowlist, options.resolve);
+    const connectTimeout = Math.min(options.timeoutMs, 30_000);
+    const common = { keepAliveTimeout: 10_000, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs };
+    this.verifying = new Agent({ ...common, connect: { lookup, rejectUnauthorized: true, timeout: connectTimeout } });
+    this.lenient = new Agent({ ...common, connect: { lookup, rejectUnauthorized: false, timeout: connectTimeout } });
+    this.excerptBytes = options.excerptBytes ?? DEFAULT_EXCERPT_BYTES;
+    this.userAgent = options.userAgent ?? 'Parley-Webhooks/1.0';
+  }
+
+  private destination(url: string): Destination {
+    let d = this.destinations.get(url);
+    if (!d) {
+      let parsed: URL | null = null;
+      try {
+        parsed = new URL(url);
+      } catch {
+        parsed = null;
+      }
+      if (!parsed) d = { origin: '', path: '', refusal: 'The webhook URL is not a valid URL.' };
+      else if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') d = { origin: '', path: '', refusal: 'The webhook URL is not an http or https URL.' };
+      else d = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}`, refusal: literalRefusal(parsed, this.options.allowlist) };
+      if (this.destinations.size >= MAX_CACHED_URLS) this.destinations.clear();
+      this.destinations.set(url, d);
+    }
+    return d;
+  }
+
+  async send(input: SendInput): Promise<SendResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const target = this.destination(input.url);
+    if (target.refusal) return { statusCode: null, durationMs: 0, responseExcerpt: null, error: target.refusal, aborted: false };
+
+    // One deadline for the whole call: connect, send, and the answer up to the excerpt.
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.options.timeoutMs);
+    this.active.add(controller);
+    const dispatcher: Dispatcher = input.sslVerification ? this.verifying : this.lenient;
+    let statusCode: number | null = null;
+    try {
+      const response = await dispatcher.request({ origin: target.origin, path: target.path, method: 'POST', headers: input.headers, body: input.body, signal: controller.signal });
+      statusCode = response.statusCode;
+      const excerpt = await readExcerpt(response.body, this.excerptBytes);
+      return { statusCode, durationMs: elapsed(), responseExcerpt: excerpt, error: null, aborted: false };
+    } catch (error) {
+      const aborted = this.aborting && !timedOut;
+      const message = timedOut ? `Timeout: no complete answer within ${this.options.timeoutMs} ms.` : describe(error);
+      return { statusCode, durationMs: elapsed(), responseExcerpt: null, error: message, aborted };
+    } finally {
+      clearTimeout(timer);
+      this.active.delete(controller);
+    }
+  }
+
+  /** Cuts off every call in flight (shutdown); their results say `aborted`. */
+  abortAll(): void {
+    this.aborting = true;
+    for (const controller of this.active) controller.abort();
+  }
+
+  /** Ends every connection at once (after the worker stopped sending). */
+  async close(): Promise<void> {
+    await Promise.all([this.verifying.destroy(), this.lenient.destroy()]);
+  }
+}
+
+/** Reads up to `limit` bytes of the answer and lets the rest go. */
+async function readExcerpt(body: Dispatcher.ResponseData['body'], limit: number): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= limit) break;
+  }
+  if (size === 0) return null;
+  return Buffer.concat(chunks, size).subarray(0, limit).toString('utf8');
+}
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const withCode = error as Error & { code?: string; cause?: { code?: string; message?: string } };
+  const code = withCode.code ?? withCode.cause?.code;
+  const message = withCode.cause?.message && withCode.message === 'fetch failed' ? withCode.cause.message : withCode.message;
+  if (code && !message.includes(code)) return `${code}: ${message}`;
+  return message;
+}

@@ -1,0 +1,48 @@
+import type { ChannelContext, Connector, InboundContent } from '../../connectors/connector.js';
+import type { StoredFiles } from '../../files/stored-files.js';
+import type { Content } from '../../schemas/content.js';
+
+/** A platform could not hand over a file for now: the call is answered with an error so the platform delivers it again. */
+export class MediaUnavailable extends Error {}
+
+/**
+ * Received attachments are copied into the service's file store, because platform URLs expire
+ * (messaging-api.md, point 7); the message carries the stored URL. A file the platform refuses
+ * for good (gone, too large) keeps the platform's URL; one it cannot give now fails the call.
+ */
+export async function neutralContent(
+  content: InboundContent,
+  quickReplyPayload: string | undefined,
+  rehost: { connector: Connector; channel: ChannelContext; files: StoredFiles; accountId: number; channelId: number; contactId: number },
+  onPermanentFailure: (message: string) => void,
+): Promise<Content> {
+  switch (content.type) {
+    case 'text': {
+      const out: Record<string, unknown> = { type: 'text', payload: content.text };
+      const payload = content.quickReplyPayload ?? quickReplyPayload;
+      if (payload !== undefined) out.quick_reply = { payload };
+      return out as unknown as Content;
+    }
+    case 'location':
+      return { type: 'location', payload: { latitude: content.latitude, longitude: content.longitude } };
+    default: {
+      const { connector, channel, files } = rehost;
+      if (!connector.fetchMedia) return { type: content.type, payload: { url: content.media.ref } };
+      const fetched = await connector.fetchMedia(channel, content.media);
+      if (!fetched.ok) {
+        if (fetched.retryable) throw new MediaUnavailable(fetched.message);
+        onPermanentFailure(fetched.message);
+        return { type: content.type, payload: { url: /^https?:\/\//.test(content.media.ref) ? content.media.ref : '' } };
+      }
+      const stored = await files.save({
+        accountId: rehost.accountId,
+        channelId: rehost.channelId,
+        contactId: rehost.contactId,
+        name: fetched.value.name,
+        mimeType: fetched.value.mimeType,
+        bytes: fetched.value.bytes,
+      });
+      return { type: content.type, payload: { url: stored.url } };
+    }
+  }
+}

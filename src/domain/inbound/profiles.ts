@@ -1,0 +1,73 @@
+import type { Store } from '../../store/store.js';
+import type { ContactRow } from '../../store/repos/contacts.js';
+import type { StoredFiles } from '../../files/stored-files.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Logger } from '../../lib/logger.js';
+import type { ConnectorRegistry } from '../../connectors/connector.js';
+import type { Channel } from '../channels/view.js';
+import { channelContext } from './service.js';
+
+export interface ProfileLoaderDeps {
+  store: Store;
+  clock: Clock;
+  connectors: ConnectorRegistry;
+  files: StoredFiles;
+  onContactChanged(contactId: number): void;
+  logger?: Pick<Logger, 'warn'>;
+}
+
+/**
+ * The first Get Contact of a contact the platform knows reads its profile (name, gender, time
+ * zone, picture) from the platform and copies the picture into the file store, so that request
+ * is slow and the later ones are not (messaging-api.md, Contact). A platform that cannot answer
+ * now leaves the contact as it is and is asked again next time; one that refuses (the user never
+ * wrote, the profile is not shared) is not asked again.
+ */
+export class ProfileLoader {
+  constructor(private readonly deps: ProfileLoaderDeps) {}
+
+  async ensure(channel: Channel, row: ContactRow): Promise<ContactRow> {
+    const connector = this.deps.connectors.get(channel.type);
+    if (!connector?.fetchProfile || !row.external_id) return row;
+    const profile = JSON.parse(row.profile) as Record<string, unknown>;
+    if (profile.profile_read_at !== undefined) return row;
+    const ctx = channelContext(channel);
+    const got = await connector.fetchProfile(ctx, { id: String(row.id), externalId: row.external_id, phoneNumber: row.phone_number, userRef: row.user_ref, email: row.email, name: row.name });
+    const now = this.deps.clock.now();
+    if (!got.ok) {
+      this.deps.logger?.warn({ channel: channel.id, contact: row.id, code: got.code }, `contact profile not read: ${got.message}`);
+      if (got.retryable) return row;
+      return this.save(row, { ...profile, profile_read_at: now }, null);
+    }
+    const next: Record<string, unknown> = { ...profile, ...got.value.extra, profile_read_at: now };
+    if (got.value.gender !== undefined) next.gender = got.value.gender;
+    if (got.value.timeZone !== undefined) next.time_zone = got.value.timeZone;
+    if (got.value.photo && connector.fetchMedia) {
+      const picture = await connector.fetchMedia(ctx, got.value.photo);
+      if (picture.ok) {
+        const stored = await this.deps.files.save({
+          accountId: row.account_id,
+          channelId: row.channel_id,
+          contactId: row.id,
+          name: picture.value.name,
+          mimeType: picture.value.mimeType,
+          bytes: picture.value.bytes,
+        });
+        next.photo_url = stored.url;
+      } else if (picture.retryable) {
+        // The picture is fetched again with the next Get Contact.
+        return this.save(row, { ...next, profile_read_at: undefined }, got.value.name ?? null);
+      }
+    }
+    return this.save(row, next, got.value.name ?? null);
+  }
+
+  private async save(row: ContactRow, profile: Record<string, unknown>, name: string | null): Promise<ContactRow> {
+    const changes: Partial<ContactRow> = { profile: JSON.stringify(profile), updated_at: this.deps.clock.now() };
+    // A name the client gave (with a send by phone number) is kept.
+    if (name && row.name === null) changes.name = name;
+    await this.deps.store.contacts.update(row.account_id, row.channel_id, row.id, changes);
+    this.deps.onContactChanged(row.id);
+    return { ...row, ...changes } as ContactRow;
+  }
+}

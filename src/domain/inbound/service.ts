@@ -1,0 +1,303 @@
+import type { Store } from '../../store/store.js';
+import type { ContactRow } from '../../store/repos/contacts.js';
+import type { MessageRow } from '../../store/repos/messages.js';
+import type { WriteUnit } from '../../store/write-unit.js';
+import { MissingReference, UniqueViolation } from '../../store/errors.js';
+import type { StoredFiles } from '../../files/stored-files.js';
+import type { IdGenerator } from '../../lib/ids.js';
+import { parseId } from '../../lib/ids.js';
+import type { Clock } from '../../lib/clock.js';
+import { isoTime } from '../../lib/clock.js';
+import type { SecretBox } from '../../lib/crypto.js';
+import type { Logger } from '../../lib/logger.js';
+import { ApiError } from '../../lib/errors.js';
+import { isChannelType, type ChannelMode } from '../../schemas/channel-types.js';
+import type { Card, Content } from '../../schemas/content.js';
+import type { EventType } from '../../schemas/events.js';
+import type { ChannelContext, Connector, ConnectorRegistry, InboundCall, InboundEvent, InboundParse } from '../../connectors/connector.js';
+import type { Outbox } from '../events/outbox.js';
+import { decodeChannel, type Channel } from '../channels/view.js';
+import { eventMessageData, messageView } from '../messages/view.js';
+import { InboundContacts } from './contacts.js';
+import { MediaUnavailable, neutralContent } from './media.js';
+import { channelRef, contactRef } from './refs.js';
+
+export interface InboundServiceDeps {
+  store: Store;
+  ids: IdGenerator;
+  clock: Clock;
+  box: SecretBox;
+  outbox: Outbox;
+  connectors: ConnectorRegistry;
+  files: StoredFiles;
+  defaultPhoneRegion: string | undefined;
+  /** Told when an inbound event changed a contact's addressing (the send path caches contacts). */
+  onContactChanged(contactId: number): void;
+  logger?: Pick<Logger, 'warn'>;
+}
+
+/** What the platform is answered. */
+export interface InboundAnswer {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+const OK: InboundAnswer = { status: 200, contentType: 'text/plain; charset=utf-8', body: 'EVENT_RECEIVED' };
+
+export function channelContext(channel: Channel): ChannelContext {
+  return { id: channel.id, type: channel.type, mode: channel.mode as ChannelMode, config: channel.config, secrets: channel.secrets };
+}
+
+function refusal(parsed: Extract<InboundParse, { ok: false }>): ApiError {
+  const code = parsed.status === 400 ? 'bad_request' : parsed.status === 401 ? 'unauthorized' : parsed.status === 404 ? 'not_found' : 'forbidden';
+  return ApiError.of(code, parsed.message);
+}
+
+/**
+ * Everything platforms tell the service, for every platform type: a received message (stored with
+ * its re-hosted attachments and reported as `message_received`), a message someone else sent
+ * (`message_echo`), delivery and read receipts, button presses (`postback`) and opt-ins. Each change
+ * is written with its event in one commit. A message the platform delivers again (same platform
+ * id) is stored once: the unique (channel, direction, external id) key decides.
+ */
+export class InboundService {
+  readonly contacts: InboundContacts;
+
+  constructor(private readonly deps: InboundServiceDeps) {
+    this.contacts = new InboundContacts({
+      store: deps.store,
+      ids: deps.ids,
+      clock: deps.clock,
+      defaultPhoneRegion: deps.defaultPhoneRegion,
+      onChanged: (id) => deps.onContactChanged(id),
+    });
+  }
+
+  private appConnector(type: string): Connector {
+    const connector = isChannelType(type) ? this.deps.connectors.get(type) : undefined;
+    if (!connector || connector.inboundScope !== 'app' || !connector.parseInbound) throw ApiError.notFound();
+    return connector;
+  }
+
+  /** GET on an app's inbound URL: the platform's subscription handshake. */
+  handshake(type: string, call: InboundCall): InboundAnswer {
+    const answer = this.appConnector(type).answerHandshake?.(call);
+    if (!answer) throw ApiError.notFound();
+    return { status: answer.status, contentType: 'text/plain; charset=utf-8', body: answer.body };
+  }
+
+  /** One callback URL for a whole platform app: each event names its channel (e.g. the page). */
+  async receiveForApp(type: string, call: InboundCall): Promise<InboundAnswer> {
+    const connector = this.appConnector(type);
+    const parsed = connector.parseInbound!(call, null);
+    if (!parsed.ok) throw refusal(parsed);
+    const field = connector.channelKeyField ?? 'id';
+    const byKey = new Map<string, InboundEvent[]>();
+    for (const event of parsed.events) {
+      if (event.channelKey === undefined) continue;
+      const list = byKey.get(event.channelKey) ?? [];
+      list.push(event);
+      byKey.set(event.channelKey, list);
+    }
+    for (const [key, events] of byKey) {
+      const rows = await this.deps.store.conversation.channelsByConfigValue(type, field, key);
+      for (const row of rows) {
+        const channel = decodeChannel(row, this.deps.box);
+        if (String(channel.config[field]) === key) await this.receive(channel, events);
+      }
+    }
+    return parsed.reply ? { status: 200, ...parsed.reply } : OK;
+  }
+
+  /** A channel's own callback URL. */
+  async receiveForChannel(rawChannelId: string, endpoint: string, call: InboundCall): Promise<InboundAnswer> {
+    const id = parseId(rawChannelId);
+    const row = id === null ? undefined : await this.deps.store.channels.getAnyAccount(id);
+    if (!row) throw ApiError.notFound('Channel');
+    const channel = decodeChannel(row, this.deps.box);
+    const connector = this.deps.connectors.get(channel.type);
+    if (!connector?.parseInbound || connector.inboundScope === 'app') throw ApiError.notFound();
+    const parsed = connector.parseInbound({ ...call, endpoint }, channelContext(channel));
+    if (!parsed.ok) throw refusal(parsed);
+    await this.receive(channel, parsed.events);
+    return parsed.reply ? { status: 200, ...parsed.reply } : OK;
+  }
+
+  /** Applies a channel's events in order. A file the platform cannot hand over now fails the call (503), so the platform retries. */
+  async receive(channel: Channel, events: readonly InboundEvent[]): Promise<void> {
+    try {
+      for (const event of events) await this.one(channel, event);
+    } catch (error) {
+      if (error instanceof MediaUnavailable) throw ApiError.of('unavailable', `A file of the message could not be fetched from the platform yet: ${error.message}`);
+      throw error;
+    }
+  }
+
+  private async one(channel: Channel, event: InboundEvent): Promise<void> {
+    switch (event.kind) {
+      case 'message':
+        return this.message(channel, event, 'received');
+      case 'echo':
+        return this.message(channel, event, 'sent');
+      case 'delivered':
+        return this.delivered(channel, event);
+      case 'read':
+        return this.read(channel, event);
+      case 'postback':
+        return this.postback(channel, event);
+      case 'opt_in':
+        return this.optIn(channel, event);
+    }
+  }
+
+  /** Writes one unit (rows with their event) and wakes the delivery workers. False when the unit was a duplicate or its contact is gone. */
+  private async write(unit: WriteUnit): Promise<boolean> {
+    try {
+      await this.deps.store.batchWrite(unit);
+    } catch (error) {
+      if (error instanceof UniqueViolation || error instanceof MissingReference) return false;
+      throw error;
+    }
+    if (unit.insert.deliveries && unit.insert.deliveries.length > 0) this.deps.outbox.wake();
+    return true;
+  }
+
+  private unitFor(channel: Channel, contact: ContactRow, type: EventType, data: Record<string, unknown>, rows: Partial<WriteUnit['insert']> = {}): WriteUnit {
+    const { event, delivery } = this.deps.outbox.build({ type, channel, contactId: contact.id, data });
+    return { insert: { ...rows, events: [event], ...(delivery ? { deliveries: [delivery] } : {}) } };
+  }
+
+  /** The payload of a quick reply whose title the user sent as text (platforms that deliver only the title). */
+  private async quickReplyPayload(contact: ContactRow, text: string): Promise<string | undefined> {
+    const last = await this.deps.store.conversation.lastSent(contact.account_id, contact.id);
+    if (!last) return undefined;
+    const content = JSON.parse(last.content) as Content;
+    const match = content.quick_replies?.find((q) => q.type === 'text' && q.title === text);
+    return match && match.type === 'text' ? match.payload : undefined;
+  }
+
+  private async message(channel: Channel, event: Extract<InboundEvent, { kind: 'message' | 'echo' }>, direction: 'received' | 'sent'): Promise<void> {
+    const { store, ids, clock } = this.deps;
+    const contact = await this.contacts.resolve(channel, event.user);
+    if (!contact) return;
+    const channelId = Number(channel.id);
+    // A delivery of a message already stored is answered without fetching its files again.
+    if (await store.conversation.findByExternalId(channel.accountId, channelId, direction, event.externalId)) return;
+    const connector = this.deps.connectors.get(channel.type);
+    const matched =
+      direction === 'received' && event.content.type === 'text' && event.content.matchQuickReplies && event.content.quickReplyPayload === undefined
+        ? await this.quickReplyPayload(contact, event.content.text)
+        : undefined;
+    const content = connector
+      ? await neutralContent(event.content, matched, { connector, channel: channelContext(channel), files: this.deps.files, accountId: channel.accountId, channelId, contactId: contact.id }, (message) =>
+          this.deps.logger?.warn({ channel: channel.id, message: event.externalId }, `attachment kept at the platform's URL: ${message}`),
+        )
+      : ({ type: 'text', payload: '' } as Content);
+    const now = clock.now();
+    const id = ids.nextNumber();
+    const sentAt = event.at ?? now;
+    const metadata = event.kind === 'echo' && event.platformMetadata !== undefined ? { platform_metadata: event.platformMetadata } : null;
+    const row: MessageRow = {
+      id,
+      account_id: channel.accountId,
+      channel_id: channelId,
+      contact_id: contact.id,
+      direction,
+      content: JSON.stringify(content),
+      metadata: metadata ? JSON.stringify(metadata) : null,
+      status: direction,
+      external_id: event.externalId,
+      error: null,
+      idempotency_key: null,
+      request_hash: null,
+      sent_at: sentAt,
+      delivered_at: null,
+      read_at: null,
+      created_at: now,
+    };
+    const view = messageView({
+      id,
+      direction,
+      sentAt,
+      deliveredAt: null,
+      readAt: null,
+      channel: { id: channel.id, type: channel.type },
+      contact: { id: contact.id, phoneNumber: contact.phone_number, userRef: contact.user_ref },
+      content,
+      metadata,
+    });
+    const type: EventType = direction === 'received' ? 'message_received' : 'message_echo';
+    await this.write(this.unitFor(channel, contact, type, eventMessageData(view, channel.name), { messages: [row] }));
+  }
+
+  /** `delivered_timestamp`: the time the platform gives for the delivery, else the time the callback arrived. */
+  private async delivered(channel: Channel, event: Extract<InboundEvent, { kind: 'delivered' }>): Promise<void> {
+    const { store, clock, outbox } = this.deps;
+    const contact = await this.contacts.existing(channel, event.user);
+    if (!contact) return;
+    const at = event.at ?? clock.now();
+    let wake = false;
+    await store.transaction(async (tx) => {
+      const ids = await tx.conversation.markDelivered(channel.accountId, contact.id, event.messageIds, event.watermark, at);
+      if (ids.length === 0) return;
+      const appended = await outbox.append(tx, {
+        type: 'messages_delivered',
+        channel,
+        contactId: contact.id,
+        data: { channel: channelRef(channel), contact: contactRef(contact), messages: ids.map((id) => ({ id: String(id) })), delivered_timestamp: isoTime(at) },
+      });
+      wake = appended.deliveryId !== null;
+    });
+    if (wake) outbox.wake();
+  }
+
+  /** `last_read_timestamp` is the platform's watermark: everything delivered before it was read. */
+  private async read(channel: Channel, event: Extract<InboundEvent, { kind: 'read' }>): Promise<void> {
+    const { store, clock, outbox } = this.deps;
+    const contact = await this.contacts.existing(channel, event.user);
+    if (!contact) return;
+    const at = event.at ?? clock.now();
+    let wake = false;
+    await store.transaction(async (tx) => {
+      const changed = await tx.conversation.markRead(channel.accountId, contact.id, event.watermark, at);
+      if (changed.read === 0) return;
+      const refs = { channel: channelRef(channel), contact: contactRef(contact) };
+      // A message read before its delivery was reported is reported delivered first.
+      if (changed.newlyDelivered.length > 0) {
+        const d = await outbox.append(tx, { type: 'messages_delivered', channel, contactId: contact.id, data: { ...refs, messages: changed.newlyDelivered.map((id) => ({ id: String(id) })), delivered_timestamp: isoTime(at) } });
+        wake ||= d.deliveryId !== null;
+      }
+      const r = await outbox.append(tx, { type: 'messages_read', channel, contactId: contact.id, data: { ...refs, last_read_timestamp: isoTime(event.watermark) } });
+      wake ||= r.deliveryId !== null;
+    });
+    if (wake) outbox.wake();
+  }
+
+  /** The payload of a button the platform named by its place in a message the service sent. */
+  private async buttonPayload(channel: Channel, ref: { messageExternalId: string; index: number }): Promise<string | undefined> {
+    const sent = await this.deps.store.conversation.findByExternalId(channel.accountId, Number(channel.id), 'sent', ref.messageExternalId);
+    if (!sent) return undefined;
+    const content = JSON.parse(sent.content) as Content;
+    if (content.type !== 'structure') return undefined;
+    const cards: Card[] = Array.isArray(content.payload) ? content.payload : [content.payload];
+    const button = cards.flatMap((c) => c.buttons ?? [])[ref.index];
+    return button?.type === 'postback' ? button.payload : undefined;
+  }
+
+  private async postback(channel: Channel, event: Extract<InboundEvent, { kind: 'postback' }>): Promise<void> {
+    const contact = await this.contacts.resolve(channel, event.user);
+    if (!contact) return;
+    const payload = event.payload ?? (event.buttonRef ? await this.buttonPayload(channel, event.buttonRef) : undefined);
+    if (payload === undefined) return;
+    await this.write(this.unitFor(channel, contact, 'postback', { channel: channelRef(channel), contact: contactRef(contact), postback: { payload } }));
+  }
+
+  private async optIn(channel: Channel, event: Extract<InboundEvent, { kind: 'opt_in' }>): Promise<void> {
+    const contact = event.optInType === 'phone_number' ? await this.contacts.acceptPhone(channel, event.user) : await this.contacts.resolve(channel, event.user);
+    if (!contact) return;
+    const optIn: Record<string, unknown> = { type: event.optInType };
+    if (event.payload !== undefined) optIn.payload = event.payload;
+    await this.write(this.unitFor(channel, contact, 'opt_in', { channel: channelRef(channel), contact: contactRef(contact), opt_in: optIn }));
+  }
+}

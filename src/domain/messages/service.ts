@@ -1,0 +1,291 @@
+import type { Store } from '../../store/store.js';
+import type { MessageRow } from '../../store/repos/messages.js';
+import { MissingReference, UniqueViolation } from '../../store/errors.js';
+import type { WriteUnit } from '../../store/write-unit.js';
+import type { IdGenerator } from '../../lib/ids.js';
+import { parseId } from '../../lib/ids.js';
+import type { Clock } from '../../lib/clock.js';
+import { ApiError } from '../../lib/errors.js';
+import type { ChannelMode } from '../../schemas/channel-types.js';
+import type { Content, Metadata, MessageView, SendMessageBody } from '../../schemas/content.js';
+import type { ConnectorRegistry, PlatformFailure } from '../../connectors/connector.js';
+import type { Outbox } from '../events/outbox.js';
+import type { Channel } from '../channels/view.js';
+import type { ContactService, ResolvedContact } from '../contacts/service.js';
+import type { ChannelCache } from './channel-cache.js';
+import { parseAddress, type ContactAddress } from './addressing.js';
+import { checkCapabilities, checkMetadata, PHONE_OPT_IN_TAG } from './channel-rules.js';
+import { automaticMessageType } from './reply-window.js';
+import { keyReusedError, requestHash } from './idempotency.js';
+import { parseSendRequest, type SendRequest } from './request.js';
+import { checkModeRules, sendingPath, sharedLimitError, unavailableError } from './sending.js';
+import { eventMessageData, messageView, messageViewFromRow } from './view.js';
+import { capabilitiesView, type CapabilitiesView } from './capabilities-view.js';
+
+export interface MessageServiceDeps {
+  store: Store;
+  ids: IdGenerator;
+  clock: Clock;
+  outbox: Outbox;
+  connectors: ConnectorRegistry;
+  channels: ChannelCache;
+  contacts: ContactService;
+  defaultPhoneRegion: string | undefined;
+  /** Messages a channel in `shared` mode may send. */
+  sharedModeMessageLimit: number;
+}
+
+/** Reported after a sent message has committed (the chat server pushes service_chat ones to browsers). */
+export interface StoredMessage {
+  channel: Channel;
+  contactId: string;
+  message: MessageView;
+}
+
+export interface SendResult {
+  message: MessageView;
+  /** The answer of an earlier request with the same Idempotency-Key. */
+  replayed: boolean;
+}
+
+interface StoredError {
+  code?: string;
+  message?: string;
+}
+
+function platformError(message: string): ApiError {
+  return ApiError.of('platform_error', `The platform refused the message: ${message}`);
+}
+
+/**
+ * Send Message, Get Message and List Messages. A send is checked completely before anything is
+ * written; its rows (contact if new, message, message_echo event and delivery, send job) go to
+ * the store as one write unit, grouped with concurrent sends (group commit). Nothing is read back.
+ */
+export class MessageService {
+  /** Called after each sent message has committed. Listeners must not throw. */
+  readonly onStored = new Set<(stored: StoredMessage) => void>();
+  private readonly sharedInFlight = new Map<string, number>();
+
+  constructor(private readonly deps: MessageServiceDeps) {}
+
+  parse(body: SendMessageBody): SendRequest {
+    return parseSendRequest(body, { defaultRegion: this.deps.defaultPhoneRegion });
+  }
+
+  async send(accountId: number, body: SendMessageBody, idempotencyKey?: string): Promise<SendResult> {
+    const hash = idempotencyKey === undefined ? null : requestHash(body);
+    if (idempotencyKey !== undefined) {
+      const earlier = await this.replay(accountId, idempotencyKey, hash);
+      if (earlier) return earlier;
+    }
+    const request = this.parse(body);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.sendOnce(accountId, request, idempotencyKey ?? null, hash);
+      } catch (error) {
+        if (error instanceof UniqueViolation && idempotencyKey !== undefined && error.columns.includes('idempotency_key')) {
+          // A concurrent request with the same key committed first: answer as it did.
+          const earlier = await this.replay(accountId, idempotencyKey, hash);
+          if (earlier) return earlier;
+        }
+        // The contact or channel went away meanwhile (another instance): look them up again, once.
+        if (error instanceof MissingReference && attempt === 0) continue;
+        throw error;
+      }
+    }
+  }
+
+  /** What the channel's type can send, and what a send does on it now. */
+  async capabilities(accountId: number, channelId: number): Promise<CapabilitiesView> {
+    return capabilitiesView(await this.deps.channels.get(accountId, channelId), this.deps.connectors);
+  }
+
+  async get(accountId: number, id: number): Promise<MessageView> {
+    const row = await this.deps.store.messages.get(accountId, id);
+    if (!row) throw ApiError.notFound('Message');
+    return messageViewFromRow(row);
+  }
+
+  /** A contact's conversation, newest first. */
+  async listForContact(accountId: number, channelId: number, contactId: number, max: number, offset: number): Promise<{ messages: MessageView[]; total: number }> {
+    await this.deps.channels.get(accountId, channelId);
+    const contact = await this.deps.store.contacts.get(accountId, channelId, contactId);
+    if (!contact) throw ApiError.notFound('Contact');
+    const { rows, total } = await this.deps.store.messages.listForContact(accountId, channelId, contactId, max, offset);
+    return { messages: rows.map(messageViewFromRow), total };
+  }
+
+  private async replay(accountId: number, key: string, hash: string | null): Promise<SendResult | null> {
+    const row = await this.deps.store.messages.findByIdempotencyKey(accountId, key);
+    if (!row) return null;
+    if (row.request_hash !== hash) throw keyReusedError(key);
+    if (row.status === 'failed') {
+      const stored = row.error ? (JSON.parse(row.error) as StoredError) : {};
+      throw platformError(stored.message ?? 'unknown error');
+    }
+    return { message: messageViewFromRow(row), replayed: true };
+  }
+
+  private async channelOf(accountId: number, raw: string): Promise<Channel> {
+    const id = parseId(raw);
+    const channel = id === null ? undefined : await this.deps.channels.find(accountId, id);
+    if (!channel) throw ApiError.invalid('channel.id', raw, `Channel '${raw}' does not exist.`);
+    return channel;
+  }
+
+  private async sendOnce(accountId: number, request: SendRequest, idempotencyKey: string | null, hash: string | null): Promise<SendResult> {
+    const { deps } = this;
+    const channel = await this.channelOf(accountId, request.channelId);
+    checkCapabilities(channel.type, request.content);
+    const metadata = checkMetadata(channel.type, request.metadata);
+    const address = parseAddress(channel.type, request.contact, deps.defaultPhoneRegion);
+    const path = sendingPath(channel, deps.connectors);
+    if (path === 'unavailable') throw unavailableError(channel);
+    checkModeRules(channel, address);
+    const releaseShared = channel.mode === 'shared' ? await this.reserveShared(channel) : null;
+    try {
+      const contact = await deps.contacts.resolveForSend(channel, address);
+      const id = deps.ids.nextNumber();
+      const now = deps.clock.now();
+      let status = path === 'queued' ? 'queued' : 'sent';
+      let externalId: string | null = null;
+      let failure: PlatformFailure | null = null;
+      if (path === 'direct') {
+        const outcome = await this.sendDirect(channel, contact, address, { id: String(id), content: request.content, metadata });
+        if (outcome.ok) externalId = outcome.value.externalId;
+        else {
+          status = 'failed';
+          failure = outcome;
+        }
+      }
+      const view = messageView({
+        id,
+        direction: 'sent',
+        sentAt: now,
+        deliveredAt: null,
+        readAt: null,
+        channel: { id: channel.id, type: channel.type },
+        contact: { id: contact.row.id, phoneNumber: contact.row.phone_number, userRef: contact.row.user_ref },
+        content: request.content,
+        metadata,
+      });
+      const message: MessageRow = {
+        id,
+        account_id: accountId,
+        channel_id: Number(channel.id),
+        contact_id: contact.row.id,
+        direction: 'sent',
+        content: JSON.stringify(request.content),
+        metadata: metadata === undefined ? null : JSON.stringify(metadata),
+        status,
+        external_id: externalId,
+        error: failure ? JSON.stringify({ code: failure.code, message: failure.message }) : null,
+        idempotency_key: idempotencyKey,
+        request_hash: hash,
+        sent_at: now,
+        delivered_at: null,
+        read_at: null,
+        created_at: now,
+      };
+      const unit: WriteUnit = { insert: { messages: [message] } };
+      if (contact.isNew) unit.ensure = { contacts: [contact.row] };
+      let wake = false;
+      // A failed send is kept (with its reason) but not echoed.
+      if (!failure) {
+        const { event, delivery } = deps.outbox.build({ type: 'message_echo', channel, contactId: contact.row.id, data: eventMessageData(view, channel.name) });
+        unit.insert.events = [event];
+        if (delivery) {
+          unit.insert.deliveries = [delivery];
+          wake = true;
+        }
+      }
+      if (path === 'queued') {
+        unit.insert.jobs = [
+          {
+            id: deps.ids.nextNumber(),
+            account_id: accountId,
+            channel_id: Number(channel.id),
+            kind: 'send',
+            payload: JSON.stringify({ message_id: String(id), contact_id: String(contact.row.id) }),
+            status: 'pending',
+            attempts: 0,
+            run_at: now,
+            locked_until: null,
+            last_error: null,
+            created_at: now,
+          },
+        ];
+      }
+      try {
+        await deps.store.batchWrite(unit);
+      } catch (error) {
+        if (error instanceof MissingReference) {
+          deps.contacts.forget(contact);
+          deps.channels.forget(Number(channel.id));
+        }
+        throw error;
+      }
+      deps.contacts.confirm(contact);
+      if (wake) deps.outbox.wake();
+      if (failure) throw platformError(failure.message);
+      this.emit({ channel, contactId: String(contact.row.id), message: view });
+      return { message: view, replayed: false };
+    } finally {
+      releaseShared?.();
+    }
+  }
+
+  /** The platform is called inside the request (synchronous types). */
+  private async sendDirect(channel: Channel, contact: ResolvedContact, address: ContactAddress, message: { id: string; content: Content; metadata: Metadata | undefined }) {
+    const connector = this.deps.connectors.get(channel.type);
+    if (!connector?.send) throw unavailableError(channel);
+    let metadata = message.metadata;
+    // A send by phone number before the user opted in goes out under this tag (contract.md §3).
+    if (channel.type === 'socialnet_chat' && address.form === 'phone_number' && !contact.row.external_id && metadata?.tag === undefined && metadata?.type === undefined) {
+      metadata = { ...metadata, tag: PHONE_OPT_IN_TAG };
+    }
+    const r = contact.row;
+    // Without a tag or a type, the messaging window picks the type (reply-window.ts).
+    if (channel.type === 'socialnet_chat' && metadata?.tag === undefined && metadata?.type === undefined) {
+      const activity = contact.isNew ? { lastInboundAt: null, lastSentAt: null } : await this.deps.store.conversation.lastActivity(channel.accountId, r.id);
+      metadata = { ...metadata, type: automaticMessageType(this.deps.clock.now(), activity) };
+    }
+    const names = address.form === 'phone_number' ? { ...(address.firstName ? { firstName: address.firstName } : {}), ...(address.lastName ? { lastName: address.lastName } : {}) } : {};
+    return connector.send(
+      { id: channel.id, type: channel.type, mode: channel.mode as ChannelMode, config: channel.config, secrets: channel.secrets },
+      { id: String(r.id), externalId: r.external_id, phoneNumber: r.phone_number, userRef: r.user_ref, email: r.email, name: r.name, ...names },
+      { id: message.id, content: message.content, ...(metadata ? { metadata } : {}) },
+    );
+  }
+
+  /** The `shared` mode allowance: counts what the channel sent plus the sends in flight here. */
+  private async reserveShared(channel: Channel): Promise<() => void> {
+    const key = channel.id;
+    const inFlight = this.sharedInFlight.get(key) ?? 0;
+    this.sharedInFlight.set(key, inFlight + 1);
+    const release = () => {
+      const n = (this.sharedInFlight.get(key) ?? 1) - 1;
+      if (n <= 0) this.sharedInFlight.delete(key);
+      else this.sharedInFlight.set(key, n);
+    };
+    try {
+      const sent = await this.deps.store.messages.countSent(channel.accountId, Number(channel.id));
+      if (sent + inFlight >= this.deps.sharedModeMessageLimit) throw sharedLimitError(channel, this.deps.sharedModeMessageLimit);
+      return release;
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  private emit(stored: StoredMessage): void {
+    for (const listener of this.onStored) {
+      try {
+        listener(stored);
+      } catch {
+        // A listener (the chat push) must not undo a committed send.
+      }
+    }
+  }
+}

@@ -1,0 +1,83 @@
+import type { Store } from '../../store/store.js';
+import type { Clock } from '../../lib/clock.js';
+import { isoTime } from '../../lib/clock.js';
+import type { SecretBox } from '../../lib/crypto.js';
+import { parseId } from '../../lib/ids.js';
+import { ApiError, say } from '../../lib/errors.js';
+import type { ChannelMode } from '../../schemas/channel-types.js';
+import { CAPABILITIES } from '../../connectors/capabilities.js';
+import type { ConnectorRegistry } from '../../connectors/connector.js';
+import { decodeChannel, type Channel } from '../channels/view.js';
+import type { ChatPush } from '../webchat/push.js';
+import { CUSTOM_PAYLOAD_MAX_CHARS, type NotificationResponse, type SendNotificationBody } from './schemas.js';
+
+export interface NotificationServiceDeps {
+  store: Store;
+  clock: Clock;
+  box: SecretBox;
+  connectors: ConnectorRegistry;
+  chat: ChatPush;
+}
+
+/**
+ * Send Notification: typing indicators, read receipts and (web chat only) custom payloads, sent
+ * to a contact. A type the channel's platform lacks is refused (422). On service_chat the chat
+ * server delivers it to every open connection of the contact; other types go through their
+ * connector. `messages_read` also marks the contact's messages read.
+ */
+export class NotificationService {
+  constructor(private readonly deps: NotificationServiceDeps) {}
+
+  private async channelOf(accountId: number, raw: string): Promise<Channel> {
+    const id = parseId(raw);
+    const row = id === null ? undefined : await this.deps.store.channels.get(accountId, id);
+    if (!row) throw ApiError.invalid('channel.id', raw, `Channel '${raw}' does not exist.`);
+    return decodeChannel(row, this.deps.box);
+  }
+
+  async send(accountId: number, body: SendNotificationBody): Promise<NotificationResponse> {
+    const { store, clock, connectors, chat } = this.deps;
+    const channel = await this.channelOf(accountId, body.channel.id);
+    const type = body.type;
+    if (!CAPABILITIES[channel.type].notifications.includes(type)) {
+      throw ApiError.invalid('type', type, `Notification type '${type}' is not supported by ${channel.type} channels.`);
+    }
+    if (type === 'custom') {
+      if (body.payload === undefined) throw ApiError.invalid('payload', null, say.missing('payload'));
+      if (JSON.stringify(body.payload).length > CUSTOM_PAYLOAD_MAX_CHARS) throw ApiError.invalid('payload', null, `Property 'payload' must be at most ${CUSTOM_PAYLOAD_MAX_CHARS} characters of JSON.`);
+    } else if (body.payload !== undefined) {
+      throw ApiError.invalid('payload', body.payload, `Property 'payload' is supported with type 'custom' only.`);
+    }
+    const contactId = parseId(body.contact.id);
+    const contact = contactId === null ? undefined : await store.contacts.get(accountId, Number(channel.id), contactId);
+    if (!contact) throw ApiError.invalid('contact.id', body.contact.id, `Contact '${body.contact.id}' does not exist in channel '${channel.id}'.`);
+
+    const now = clock.now();
+    if (channel.type === 'service_chat') {
+      if (type === 'messages_read') {
+        await store.transaction((tx) => tx.chat.markRead(accountId, contact.id, 'received', now, now));
+        chat.notification(String(contact.id), { type, last_read_timestamp: isoTime(now) });
+      } else if (type === 'custom') {
+        chat.notification(String(contact.id), { type, payload: body.payload });
+      } else {
+        chat.notification(String(contact.id), { type });
+      }
+    } else {
+      const connector = connectors.get(channel.type);
+      if (!connector?.sendNotification) {
+        throw ApiError.of('platform_error', `Notifications cannot be sent to ${channel.type} channels: this server has no platform connection for them yet.`);
+      }
+      const result = await connector.sendNotification(
+        { id: channel.id, type: channel.type, mode: channel.mode as ChannelMode, config: channel.config, secrets: channel.secrets },
+        { id: String(contact.id), externalId: contact.external_id, phoneNumber: contact.phone_number, userRef: contact.user_ref, email: contact.email, name: contact.name },
+        { type },
+      );
+      if (!result.ok) throw ApiError.of('platform_error', `The platform refused the notification: ${result.message}`);
+      if (type === 'messages_read') await store.transaction((tx) => tx.chat.markRead(accountId, contact.id, 'received', now, now));
+    }
+
+    const response: NotificationResponse = { channel: { id: channel.id, type: channel.type }, contact: { id: String(contact.id) }, type };
+    if (type === 'custom') response.payload = body.payload;
+    return response;
+  }
+}

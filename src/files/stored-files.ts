@@ -1,0 +1,90 @@
+import type { Store } from '../store/store.js';
+import type { FileRow } from '../store/repos/files.js';
+import type { Clock } from '../lib/clock.js';
+import { randomAlphanumeric } from '../lib/crypto.js';
+import type { FileStore } from './file-store.js';
+
+export interface NewFile {
+  accountId: number;
+  channelId: number;
+  contactId: number | null;
+  name: string;
+  mimeType: string;
+  bytes: Uint8Array;
+}
+
+export interface StoredFile {
+  id: string;
+  name: string;
+  url: string;
+}
+
+/** 32 alphanumeric characters: about 190 bits, so a file URL cannot be guessed. */
+const ID_LENGTH = 32;
+const NAME_MAX = 200;
+const MIME = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/i;
+
+/** A file name safe in a URL path segment and a header: no folders, no control characters. */
+export function safeFileName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? '';
+  // eslint-disable-next-line no-control-regex
+  const clean = base.replace(/[\u0000-\u001f\u007f"]/g, '').trim().slice(0, NAME_MAX);
+  return clean === '' || clean === '.' || clean === '..' ? 'file' : clean;
+}
+
+export function safeMimeType(type: string): string {
+  return MIME.test(type) ? type.toLowerCase() : 'application/octet-stream';
+}
+
+/**
+ * Files the service keeps (attachments a user sent, uploads from the web chat): the row and the
+ * bytes, and the public URL `{base_url}/files/<unguessable id>/<name>`, served without a token.
+ */
+export class StoredFiles {
+  constructor(
+    private readonly deps: { store: Store; files: FileStore; clock: Clock; baseUrl: string },
+  ) {}
+
+  urlOf(id: string, name: string): string {
+    return `${this.deps.baseUrl}/files/${id}/${encodeURIComponent(name)}`;
+  }
+
+  /** Bytes first, then the row: a failure leaves at worst an unreferenced file, never a row without bytes. */
+  async save(input: NewFile): Promise<StoredFile> {
+    const id = randomAlphanumeric(ID_LENGTH);
+    const name = safeFileName(input.name);
+    const key = `${id.slice(0, 2)}/${id}`;
+    await this.deps.files.put(key, input.bytes);
+    const row: FileRow = {
+      id,
+      account_id: input.accountId,
+      channel_id: input.channelId,
+      contact_id: input.contactId,
+      name,
+      mime_type: safeMimeType(input.mimeType),
+      size: input.bytes.byteLength,
+      storage_key: key,
+      created_at: this.deps.clock.now(),
+    };
+    try {
+      await this.deps.store.files.insert(row);
+    } catch (error) {
+      await this.deps.files.remove([key]).catch(() => undefined);
+      throw error;
+    }
+    return { id, name, url: this.urlOf(id, name) };
+  }
+
+  async find(id: string): Promise<FileRow | undefined> {
+    if (!/^[A-Za-z0-9]{16,64}$/.test(id)) return undefined;
+    return this.deps.store.files.getPublic(id);
+  }
+
+  open(row: FileRow) {
+    return this.deps.files.open(row.storage_key);
+  }
+
+  remove(keys: readonly string[]): Promise<void> {
+    return this.deps.files.remove(keys);
+  }
+}

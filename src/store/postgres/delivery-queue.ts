@@ -1,0 +1,162 @@
+import type pg from 'pg';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import type { Database } from '../schema.js';
+import type { ClaimedDelivery, ClaimRequest, DeliveryOutcome, DeliveryQueue } from '../delivery-queue.js';
+import { attemptTuples, outcomeTuples, type ClaimedRow, toClaimed } from '../delivery-rows.js';
+
+const CHANNEL = 'parley_deliveries_due';
+
+export interface QueueConnections {
+  /** A client outside every pool, for LISTEN (it holds its connection while it listens). */
+  client(): pg.Client;
+  /** The worker's own small pool, whose sessions commit without waiting for the disk (below). */
+  pool(): pg.Pool;
+}
+
+/**
+ * The queue on PostgreSQL, shared by any number of worker processes. A claim locks the earliest
+ * due rows with FOR UPDATE SKIP LOCKED, so two workers claiming at once look at disjoint rows
+ * without waiting for each other, picks at most `perChannel` of each channel among them, and
+ * leases those in the same statement; the lease keeps other workers off them afterwards (the
+ * locks end with the statement). The CTE is MATERIALIZED so the locking scan runs exactly once.
+ *
+ * The worker's writes (leases, results, the attempt log) go through a pool of its own with
+ * `synchronous_commit = off`: they do not wait for the WAL to reach the disk. A database crash
+ * may forget the last moments of them, which only means a delivery is sent again; the events and
+ * their pending deliveries are written by the API with full durability, so none is ever lost.
+ */
+export class PostgresDeliveryQueue implements DeliveryQueue {
+  private announcing = false;
+  private workerDb: Kysely<Database> | null = null;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    /** Advisory-lock namespace of the instance leases (see PostgresStore). */
+    private readonly lockNamespace: number,
+    private readonly connections: QueueConnections,
+  ) {}
+
+  /** Made on first use: only processes that run a worker need it. */
+  private get wdb(): Kysely<Database> {
+    this.workerDb ??= new Kysely<Database>({ dialect: new PostgresDialect({ pool: this.connections.pool() }) });
+    return this.workerDb;
+  }
+
+  async claim(r: ClaimRequest): Promise<ClaimedDelivery[]> {
+    if (r.limit <= 0) return [];
+    const excluded = r.excludeChannels.length > 0 ? sql`AND channel_id NOT IN (${sql.join(r.excludeChannels)})` : sql``;
+    const { rows } = await sql<ClaimedRow>`
+      WITH scan AS MATERIALIZED (
+        SELECT id, channel_id, next_attempt_at FROM deliveries
+        WHERE status = 'pending' AND next_attempt_at <= ${r.now}
+          AND (locked_until IS NULL OR locked_until < ${r.leaseNow}) ${excluded}
+        ORDER BY next_attempt_at, id
+        LIMIT ${r.scanLimit}
+        FOR UPDATE SKIP LOCKED),
+      picked AS (
+        SELECT id FROM (
+          SELECT id, next_attempt_at, row_number() OVER (PARTITION BY channel_id ORDER BY next_attempt_at, id) AS rn FROM scan) ranked
+        WHERE rn <= ${r.perChannel}
+        ORDER BY next_attempt_at, id
+        LIMIT ${r.limit})
+      UPDATE deliveries d SET locked_until = ${r.leaseUntil}, lease_id = ${r.leaseId}, locked_by = ${r.instanceId}
+      FROM picked p, events e
+      WHERE d.id = p.id AND e.id = d.event_id
+      RETURNING d.id, d.event_id, d.account_id, d.channel_id, d.webhook_id, d.attempts, e.type AS event_type, e.body`.execute(this.wdb);
+    return toClaimed(rows);
+  }
+
+  /**
+   * One statement: the INSERT in the CTE runs to completion whether or not the UPDATE reads it.
+   * A try is logged even when the lease moved on; not when the delivery itself is gone.
+   */
+  async complete(outcomes: readonly DeliveryOutcome[]): Promise<void> {
+    if (outcomes.length === 0) return;
+    const attempts = JSON.stringify(attemptTuples(outcomes));
+    const results = JSON.stringify(outcomeTuples(outcomes));
+    await sql`
+      WITH tried AS (
+        INSERT INTO delivery_attempts (id, delivery_id, attempted_at, url, status_code, duration_ms, response_excerpt, error)
+        SELECT (j->>0)::bigint, (j->>1)::bigint, (j->>2)::bigint, j->>3, (j->>4)::int, (j->>5)::int, j->>6, j->>7
+        FROM json_array_elements(${attempts}::json) AS a(j)
+        WHERE EXISTS (SELECT 1 FROM deliveries x WHERE x.id = (j->>1)::bigint)
+        RETURNING 1)
+      UPDATE deliveries d SET status = v.status, attempts = v.attempts, next_attempt_at = v.next_at, locked_until = NULL,
+        last_status_code = v.code, last_error = v.error, updated_at = v.updated_at
+      FROM (SELECT (j->>0)::bigint AS id, (j->>1)::bigint AS lease_id, j->>2 AS status, (j->>3)::int AS attempts,
+                   (j->>4)::bigint AS next_at, (j->>5)::int AS code, j->>6 AS error, (j->>7)::bigint AS updated_at
+            FROM json_array_elements(${results}::json) AS r(j)) AS v
+      WHERE d.id = v.id AND d.lease_id = v.lease_id`.execute(this.wdb);
+  }
+
+  async release(ids: readonly number[], leaseId: number): Promise<void> {
+    if (ids.length === 0) return;
+    await this.wdb.updateTable('deliveries').set({ locked_until: null }).where('id', 'in', [...ids]).where('lease_id', '=', leaseId).execute();
+  }
+
+  /**
+   * A process holds its instance number with a session advisory lock for as long as it lives, so
+   * a lease whose instance number nobody holds belongs to a process that ended.
+   */
+  async releaseOrphans(ownInstance: number | null): Promise<number> {
+    const own = ownInstance === null ? sql`FALSE` : sql`locked_by = ${ownInstance}`;
+    const result = await sql`
+      UPDATE deliveries SET locked_until = NULL, lease_id = NULL
+      WHERE status = 'pending' AND locked_until IS NOT NULL
+        AND (${own} OR locked_by IS NULL OR locked_by NOT IN (
+          SELECT objid::bigint FROM pg_locks
+          WHERE locktype = 'advisory' AND classid = ${this.lockNamespace}::bigint::oid AND objsubid = 2 AND granted))`.execute(this.wdb);
+    return Number(result.numAffectedRows ?? 0);
+  }
+
+  announce(): void {
+    if (this.announcing) return;
+    this.announcing = true;
+    setImmediate(() => {
+      this.announcing = false;
+      sql`SELECT pg_notify(${CHANNEL}, '')`.execute(this.db).catch(() => undefined);
+    });
+  }
+
+  /** Listens on its own connection, and connects again (telling the listener) if it drops. */
+  subscribe(listener: () => void): () => Promise<void> {
+    let closed = false;
+    let stop: () => void = () => undefined;
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    const run = async () => {
+      while (!closed) {
+        const c = this.connections.client();
+        const ended = new Promise<void>((resolve) => {
+          c.once('end', resolve);
+          c.on('error', () => resolve()); // a lost connection: connect again below
+        });
+        c.on('notification', () => listener());
+        try {
+          await c.connect();
+          if (!closed) {
+            await c.query(`LISTEN ${CHANNEL}`);
+            listener(); // anything announced while not listening
+            await Promise.race([ended, stopped]);
+          }
+        } catch {
+          // refused or lost: try again shortly
+        }
+        await c.end().catch(() => undefined);
+        if (!closed) await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, 1000))]);
+      }
+    };
+    const running = run();
+    return async () => {
+      closed = true;
+      stop();
+      await running;
+    };
+  }
+
+  /** Ends the worker's pool (the store closes it with itself). */
+  async close(): Promise<void> {
+    const db = this.workerDb;
+    this.workerDb = null;
+    await db?.destroy();
+  }
+}

@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+import { translatePostgresError } from '../errors.js';
+import type { PendingUnit } from '../write-batcher.js';
+import { columnsOf, unitRows, valueOf, UNIT_TABLES, type UnitTable, type WriteUnit } from '../write-unit.js';
+
+interface TableRows {
+  table: UnitTable;
+  ignoreConflicts: boolean;
+  rows: Array<Record<string, unknown>>;
+}
+
+/**
+ * Writes a batch of units as ONE statement: per table, one insert of `unnest` over one array per
+ * column, chained as data-modifying CTEs. One round trip, atomic on its own (no BEGIN/COMMIT),
+ * and foreign keys are checked at the end of the statement, so a contact and its first message
+ * may travel together. The text depends only on which tables and columns a batch has, not on its
+ * size, so it is a named prepared statement: parsed and planned once per connection.
+ * If the batch fails, its units are written one by one so one bad unit fails alone.
+ */
+export class PostgresUnitWriter {
+  private types: Promise<Map<string, string>> | null = null;
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  async flush(batch: PendingUnit[]): Promise<void> {
+    if (batch.length > 1) {
+      try {
+        await this.write(batch.map((p) => p.unit));
+        for (const p of batch) p.resolve();
+        return;
+      } catch {
+        // Fall through: find the unit(s) at fault.
+      }
+    }
+    for (const p of batch) {
+      try {
+        await this.write([p.unit]);
+        p.resolve();
+      } catch (error) {
+        p.reject(translatePostgresError(error));
+      }
+    }
+  }
+
+  /** Column types ("table.column" -> type), read once from the catalogue, for the array casts. */
+  private async columnTypes(refresh = false): Promise<Map<string, string>> {
+    if (!this.types || refresh) {
+      this.types = this.pool
+        .query<{ table_name: string; column_name: string; data_type: string }>(
+          'select table_name, column_name, data_type from information_schema.columns where table_schema = current_schema() and table_name = any($1)',
+          [UNIT_TABLES],
+        )
+        .then((r) => new Map(r.rows.map((c) => [`${c.table_name}.${c.column_name}`, c.data_type])));
+      this.types.catch(() => (this.types = null));
+    }
+    return this.types;
+  }
+
+  private async write(units: WriteUnit[]): Promise<void> {
+    const groups = new Map<string, TableRows>();
+    for (const unit of units) {
+      for (const { table, rows, ignoreConflicts } of unitRows(unit)) {
+        const key = `${table}|${ignoreConflicts ? 1 : 0}`;
+        let group = groups.get(key);
+        if (!group) {
+          group = { table, ignoreConflicts, rows: [] };
+          groups.set(key, group);
+        }
+        group.rows.push(...rows);
+      }
+    }
+    const ordered = [...groups.values()].sort((a, b) => UNIT_TABLES.indexOf(a.table) - UNIT_TABLES.indexOf(b.table) || Number(b.ignoreConflicts) - Number(a.ignoreConflicts));
+    if (ordered.length === 0) return;
+    let types = await this.columnTypes();
+    if (ordered.some((g) => columnsOf(g.rows).some((c) => !types.has(`${g.table}.${c}`)))) types = await this.columnTypes(true);
+    const values: unknown[] = [];
+    const inserts = ordered.map((group) => {
+      const columns = columnsOf(group.rows);
+      const arrays = columns.map((c) => {
+        const type = types.get(`${group.table}.${c}`);
+        if (!type) throw new Error(`unknown column ${group.table}.${c}`);
+        values.push(group.rows.map((row) => valueOf(row, c)));
+        return `$${values.length}::${type}[]`;
+      });
+      const names = columns.map((c) => `"${c}"`).join(', ');
+      return `insert into "${group.table}" (${names}) select * from unnest(${arrays.join(', ')})${group.ignoreConflicts ? ' on conflict do nothing' : ''}`;
+    });
+    const text = inserts.length === 1 ? inserts[0]! : `with ${inserts.slice(0, -1).map((s, i) => `w${i} as (${s})`).join(', ')} ${inserts[inserts.length - 1]!}`;
+    const name = `parley_unit_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    await this.pool.query({ name, text, values });
+  }
+}

@@ -1,0 +1,131 @@
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { dialects } from '../helpers/databases.js';
+import { startTestServer, type TestServer } from '../helpers/runtime.js';
+import { count, createChannel, fakeConnectors, send } from './messages-fixtures.js';
+
+const TEXT = { type: 'text', payload: 'Hello' };
+
+for (const { dialect, skip } of await dialects()) {
+  describe(`Contacts API (${dialect})`, { skip }, () => {
+    let s: TestServer;
+    before(async () => {
+      s = await startTestServer(dialect, { connectors: fakeConnectors().registry });
+    });
+    after(async () => s?.close());
+
+    async function insertContact(channel: string, fields: Record<string, unknown> = {}): Promise<string> {
+      const id = s.runtime.ids.nextNumber();
+      await s.runtime.store.contacts.insert({ id, account_id: s.accountId, channel_id: Number(channel), external_id: `ext-${id}`, phone_number: null, email: null, user_ref: null, name: null, profile: '{}', created_at: 1, updated_at: 1, ...fields });
+      return String(id);
+    }
+
+    test('List Contacts: newest first, max/offset, x-total-count', async () => {
+      const channel = await createChannel(s.api, 'mobile', 'test');
+      const ids: string[] = [];
+      for (let i = 0; i < 4; i++) ids.push((await send(s.api, channel, { phone_number: `+42060100000${i}` }, TEXT)).body.contact.id);
+      const all = await s.api.get(`/v1/channels/${channel}/contacts`);
+      assert.equal(all.status, 200);
+      assert.equal(all.headers.get('x-total-count'), '4');
+      assert.deepEqual(all.body.map((c: { id: string }) => c.id), [...ids].reverse());
+      const page = await s.api.get(`/v1/channels/${channel}/contacts?max=2&offset=1`);
+      assert.deepEqual(page.body.map((c: { id: string }) => c.id), [ids[2], ids[1]]);
+      assert.equal(page.headers.get('x-total-count'), '4');
+      assert.equal((await s.api.get(`/v1/channels/${channel}/contacts?offset=-1`)).status, 422);
+      const empty = await s.api.get(`/v1/channels/${await createChannel(s.api, 'mobile', 'test')}/contacts`);
+      assert.deepEqual(empty.body, []);
+      assert.equal(empty.headers.get('x-total-count'), '0');
+    });
+
+    test('fields per channel type and the default names', async () => {
+      const mobile = await createChannel(s.api, 'mobile', 'test');
+      const m = await send(s.api, mobile, { phone_number: '+420601123456' }, TEXT);
+      assert.deepEqual((await s.api.get(`/v1/channels/${mobile}/contacts/${m.body.contact.id}`)).body, { id: m.body.contact.id, name: '+420601123456', phone_number: '+420601123456' });
+
+      const rbm = await createChannel(s.api, 'rbm', 'test');
+      const r = await send(s.api, rbm, { phone_number: '+420601123456' }, TEXT);
+      assert.equal((await s.api.get(`/v1/channels/${rbm}/contacts/${r.body.contact.id}`)).body.name, '+420601123456');
+
+      const chat = await createChannel(s.api, 'service_chat');
+      const chatContact = await insertContact(chat);
+      assert.deepEqual((await s.api.get(`/v1/channels/${chat}/contacts/${chatContact}`)).body, { id: chatContact, name: chatContact });
+
+      const email = await createChannel(s.api, 'email');
+      const e = await send(s.api, email, { email: 'Eva@Example.com', name: 'Eva' }, TEXT);
+      assert.equal(e.status, 201, e.text);
+      assert.deepEqual((await s.api.get(`/v1/channels/${email}/contacts/${e.body.contact.id}`)).body, { id: e.body.contact.id, name: 'Eva', email: 'eva@example.com' });
+      const again = await send(s.api, email, { email: 'eva@example.com' }, TEXT);
+      assert.equal(again.body.contact.id, e.body.contact.id);
+      assert.equal((await send(s.api, email, { id: e.body.contact.id }, TEXT)).status, 201);
+
+      const page = await createChannel(s.api, 'socialnet_chat');
+      const withProfile = await insertContact(page, { user_ref: 'ref-9', name: 'Petr', profile: JSON.stringify({ gender: 'male', time_zone: 1, photo_url: 'https://example.com/p.png' }) });
+      assert.deepEqual((await s.api.get(`/v1/channels/${page}/contacts/${withProfile}`)).body, { id: withProfile, name: 'Petr', user_ref: 'ref-9', gender: 'male', time_zone: 1, photo_url: 'https://example.com/p.png' });
+      const byRef = await send(s.api, page, { user_ref: 'ref-9' }, TEXT);
+      assert.equal(byRef.status, 201);
+      assert.deepEqual(byRef.body.contact, { id: withProfile, user_ref: 'ref-9' });
+    });
+
+    test('Get Contact: unknown, malformed, another channel\'s and another account\'s are 404', async () => {
+      const channel = await createChannel(s.api, 'mobile', 'test');
+      const otherChannel = await createChannel(s.api, 'mobile', 'test');
+      const c = (await send(s.api, channel, { phone_number: '+420601123456' }, TEXT)).body.contact.id;
+      assert.equal((await s.api.get(`/v1/channels/${channel}/contacts/${c}`)).status, 200);
+      assert.equal((await s.api.get(`/v1/channels/${otherChannel}/contacts/${c}`)).status, 404);
+      assert.equal((await s.api.get(`/v1/channels/${channel}/contacts/1`)).status, 404);
+      assert.equal((await s.api.get(`/v1/channels/${channel}/contacts/x`)).status, 404);
+      assert.equal((await s.api.get(`/v1/channels/1/contacts/${c}`)).status, 404);
+      const other = await s.newAccount();
+      assert.equal((await other.api.get(`/v1/channels/${channel}/contacts/${c}`)).status, 404);
+      assert.equal((await other.api.get(`/v1/channels/${channel}/contacts`)).status, 404);
+      assert.equal((await other.api.delete(`/v1/channels/${channel}/contacts/${c}`)).status, 404);
+    });
+
+    test('Delete Contact: 204, and its messages, events, pending deliveries, files and stored bytes go with it', async () => {
+      const channel = await createChannel(s.api, 'mobile', 'test', { webhook: { url: 'https://example.com/hook' } });
+      const gone = await send(s.api, channel, { phone_number: '+420601000010' }, TEXT);
+      await send(s.api, channel, { phone_number: '+420601000010' }, TEXT);
+      const kept = await send(s.api, channel, { phone_number: '+420601000011' }, TEXT);
+      const contactId = Number(gone.body.contact.id);
+      // A stored attachment of the contact: the row and its bytes in the file store.
+      const filesDir = s.runtime.config.filesDir;
+      mkdirSync(join(filesDir, 'ab'), { recursive: true });
+      const bytes = join(filesDir, 'ab', 'photo.png');
+      writeFileSync(bytes, 'png');
+      await s.runtime.store.files.insert({ id: `f${contactId}`, account_id: s.accountId, channel_id: Number(channel), contact_id: contactId, name: 'photo.png', mime_type: 'image/png', size: 3, storage_key: 'ab/photo.png', created_at: 1 });
+      assert.equal(await count(s, 'messages', { contact_id: contactId }), 2);
+      assert.equal(await count(s, 'events', { contact_id: contactId }), 2);
+      assert.equal(await count(s, 'deliveries', { channel_id: Number(channel) }), 3);
+
+      const res = await s.api.delete(`/v1/channels/${channel}/contacts/${contactId}`);
+      assert.equal(res.status, 204);
+      assert.equal(res.text, '');
+      assert.equal(await count(s, 'messages', { contact_id: contactId }), 0);
+      assert.equal(await count(s, 'events', { contact_id: contactId }), 0);
+      assert.equal(await count(s, 'deliveries', { channel_id: Number(channel) }), 1);
+      assert.equal(await count(s, 'files', { contact_id: contactId }), 0);
+      assert.equal(existsSync(bytes), false);
+      assert.equal((await s.api.get(`/v1/channels/${channel}/contacts/${contactId}`)).status, 404);
+      assert.equal((await s.api.get(`/v1/messages/${gone.body.id}`)).status, 404);
+      assert.equal((await s.api.get(`/v1/messages/${kept.body.id}`)).status, 200);
+      assert.equal((await s.api.delete(`/v1/channels/${channel}/contacts/${contactId}`)).status, 404);
+
+      // The number is new again: the next send makes a new contact (no stale cache).
+      const again = await send(s.api, channel, { phone_number: '+420601000010' }, TEXT);
+      assert.equal(again.status, 201);
+      assert.notEqual(again.body.contact.id, String(contactId));
+    });
+
+    test('a contact deleted behind this process\'s back (another instance) is made again on the next send', async () => {
+      const channel = await createChannel(s.api, 'mobile', 'test');
+      const first = await send(s.api, channel, { phone_number: '+420601000020' }, TEXT);
+      await s.runtime.store.contacts.delete(s.accountId, Number(channel), Number(first.body.contact.id));
+      const second = await send(s.api, channel, { phone_number: '+420601000020' }, TEXT);
+      assert.equal(second.status, 201, second.text);
+      assert.notEqual(second.body.contact.id, first.body.contact.id);
+      assert.equal(await count(s, 'contacts', { channel_id: Number(channel) }), 1);
+    });
+  });
+}

@@ -1,0 +1,142 @@
+/**
+ * Connector tests run the whole service against the platform stand-ins over real HTTP: the
+ * stand-ins on port 0, the service pointed at them, a webhook receiver per channel that checks
+ * X-Hub-Signature itself, and a small file server for media the platforms download.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Clock } from '../../../src/lib/clock.js';
+import type { Dialect } from '../../helpers/databases.js';
+import { startTestServer, type TestServer } from '../../helpers/runtime.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../../chat/helpers/webhooks.js';
+import { createSocialnetChatStandIn } from '../../../sandbox/socialnet_chat/server.js';
+import { createBotmsgStandIn } from '../../../sandbox/botmsg/server.js';
+import { makePng } from '../../../sandbox/shared/png.js';
+
+/** Real time plus a jump the test makes: shared by the service and the stand-ins (messaging windows). */
+export class OffsetClock implements Clock {
+  offset = 0;
+  now(): number {
+    return Date.now() + this.offset;
+  }
+  advance(ms: number): void {
+    this.offset += ms;
+  }
+}
+
+export const APP_ID = '700100200300400';
+export const APP_SECRET = 'app-secret-of-the-test-app';
+export const VERIFY_TOKEN = 'verify-token-of-the-service';
+export const SECRET_HEADER = 'X-Botmsg-Bot-Api-Secret-Token';
+
+export interface JsonAnswer {
+  status: number;
+  body: any;
+  text: string;
+}
+
+export async function http(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<JsonAnswer> {
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (body !== undefined) {
+    init.body = typeof body === 'string' || Buffer.isBuffer(body) ? (body as string) : JSON.stringify(body);
+    (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(url, init);
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // plain text
+  }
+  return { status: res.status, body: parsed, text };
+}
+
+/** Files the platforms download when the service sends media: served with the right content type. */
+export interface MediaServer {
+  url(name: string): string;
+  close(): Promise<void>;
+}
+
+const MEDIA: Record<string, { type: string; bytes: Buffer }> = {
+  'photo.png': { type: 'image/png', bytes: makePng(40, 30, { r: 200, g: 30, b: 30 }) },
+  'clip.mp4': { type: 'video/mp4', bytes: Buffer.from('not really a video') },
+  'song.mp3': { type: 'audio/mpeg', bytes: Buffer.from('not really audio') },
+  'terms.pdf': { type: 'application/pdf', bytes: Buffer.from('%PDF-1.4 not really a pdf') },
+};
+
+export async function startMediaServer(): Promise<MediaServer> {
+  const server: Server = createServer((req, res) => {
+    const name = (req.url ?? '').split('/').pop() ?? '';
+    const file = MEDIA[name];
+    if (!file) return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': file.type, 'content-length': String(file.bytes.length) }).end(file.bytes);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (name) => `http://127.0.0.1:${port}/media/${name}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export interface Harness {
+  s: TestServer;
+  clock: OffsetClock;
+  sn: ReturnType<typeof createSocialnetChatStandIn>;
+  snBase: string;
+  bm: ReturnType<typeof createBotmsgStandIn>;
+  bmBase: string;
+  media: MediaServer;
+  receivers: WebhookReceiver[];
+  /** A webhook receiver whose secret is set once the channel exists. */
+  receiver(): Promise<WebhookReceiver>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(dialect: Dialect, env: Record<string, string> = {}): Promise<Harness> {
+  const clock = new OffsetClock();
+  const sn = createSocialnetChatStandIn({ appId: APP_ID, appSecret: APP_SECRET, now: () => clock.now() });
+  const snBase = await sn.listen(0);
+  const bm = createBotmsgStandIn({ secretHeaderName: SECRET_HEADER, now: () => clock.now() });
+  const bmBase = await bm.listen(0);
+  const media = await startMediaServer();
+  const s = await startTestServer(dialect, {
+    clock,
+    workers: true,
+    env: {
+      SOCIALNET_API_URL: snBase,
+      SOCIALNET_APP_ID: APP_ID,
+      SOCIALNET_APP_SECRET: APP_SECRET,
+      SOCIALNET_VERIFY_TOKEN: VERIFY_TOKEN,
+      BOTMSG_API_URL: bmBase,
+      BOTMSG_SECRET_HEADER: SECRET_HEADER,
+      PLATFORM_TIMEOUT_MS: '1500',
+      WEBHOOK_RETRY_SCHEDULE: '1,1,1',
+      ...env,
+    },
+  });
+  const receivers: WebhookReceiver[] = [];
+  return {
+    s,
+    clock,
+    sn,
+    snBase,
+    bm,
+    bmBase,
+    media,
+    receivers,
+    async receiver() {
+      const r = await startWebhookReceiver();
+      receivers.push(r);
+      return r;
+    },
+    async close() {
+      await s.close();
+      await Promise.allSettled([sn.close(), bm.close(), media.close(), ...receivers.map((r) => r.close())]);
+    },
+  };
+}

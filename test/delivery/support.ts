@@ -1,0 +1,53 @@
+/** Shared steps of the delivery tests: channels with a webhook, and events appended directly. */
+import type { TestServer } from '../helpers/runtime.js';
+import type { EventType } from '../../src/schemas/events.js';
+
+export interface HookedChannel {
+  id: string;
+  secret: string;
+  webhookId: string;
+}
+
+export async function channelWithWebhook(s: TestServer, url: string, extra: Record<string, unknown> = {}): Promise<HookedChannel> {
+  const res = await s.api.post('/v1/channels', { type: 'service_chat', name: 'hooked', webhook: { url, ...extra } });
+  if (res.status !== 201) throw new Error(`channel create failed: ${res.status} ${res.text}`);
+  return { id: res.body.id, secret: res.body.webhook.secret, webhookId: res.body.webhook.id };
+}
+
+/** Writes an event the way the domain does (outbox in a transaction), then wakes the worker. */
+export async function appendEvent(
+  s: TestServer,
+  channelId: string,
+  data: Record<string, unknown> = {},
+  type: EventType = 'message_echo',
+): Promise<{ eventId: string; deliveryId: string | null; body: string }> {
+  const { services, store } = s.runtime;
+  const channel = await services.channels.get(s.accountId, Number(channelId));
+  const result = await store.transaction((tx) => services.outbox.append(tx, { type, channel, contactId: null, data: { channel: { id: channelId }, ...data } }));
+  services.outbox.wake();
+  return result;
+}
+
+export async function deliveries(s: TestServer, channelId: string, query = ''): Promise<any[]> {
+  const res = await s.api.get(`/v1/channels/${channelId}/webhook/deliveries${query}`);
+  if (res.status !== 200) throw new Error(`deliveries list failed: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+export async function deliveryOf(s: TestServer, channelId: string, deliveryId: string): Promise<any> {
+  const all = await deliveries(s, channelId, '?max=100');
+  const found = all.find((d) => d.id === deliveryId);
+  if (!found) throw new Error(`delivery ${deliveryId} not listed`);
+  return found;
+}
+
+/** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 15_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
