@@ -3,6 +3,7 @@ import { Value } from '@sinclair/typebox/value';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import type { SocialnetAppSettings } from './connectors/registry-defaults.js';
 
 /**
  * Every setting of the service, read from the environment once. Nothing else reads process.env.
@@ -100,15 +101,7 @@ export interface Config {
     /** Deadline of each call to a platform (connectors). */
     timeoutMs: number;
     /** The socialnet_chat app the service runs as, and the brand-carrying names of its protocol. */
-    socialnet: {
-      apiVersion: string;
-      appId: string | undefined;
-      appSecret: string | undefined;
-      verifyToken: string | undefined;
-      tokenPrefix: string;
-      profileEdge: string;
-      subscribeApp: boolean;
-    };
+    socialnet: SocialnetAppSettings;
     botmsgSecretHeader: string;
   };
 }

@@ -1,8 +1,5 @@
-import type { SandboxClock } from '../shared/clock.js';
-import type { FaultQueue } from '../shared/faults.js';
+import type { StandInBaseState } from '../shared/standin.js';
 import type { MediaStore } from '../shared/media-store.js';
-import type { OutboundLog } from '../shared/outbound.js';
-import type { RequestLog } from '../shared/request-log.js';
 import type { JsonRecord } from '../shared/values.js';
 
 // Bots ("accounts" of the API), users and the messages between them.
@@ -60,16 +57,11 @@ export interface AmSentMessage {
   failed: string | null;
 }
 
-export interface AppmsgState {
+export interface AppmsgState extends StandInBaseState {
   bots: Map<string, AmBot>;
   users: Map<string, AmUser>;
   sent: AmSentMessage[];
-  faults: FaultQueue;
-  requests: RequestLog;
-  webhooks: OutboundLog;
   media: MediaStore;
-  clock: SandboxClock;
-  baseUrl: string | undefined;
   nextToken: bigint;
 }
 

@@ -59,15 +59,4 @@ export class AppmsgWebhooks {
     if (!ALWAYS.includes(name) && !hook.eventTypes.includes(name)) return { sent: false, reason: `event ${name} is not in event_types` };
     return { sent: true, record: await this.post(bot, hook.url, event) };
   }
-
-  redeliver(record: OutboundRecord): Promise<OutboundRecord> {
-    return this.state.webhooks.send({
-      method: record.method,
-      url: record.url,
-      kind: record.kind,
-      body: record.requestBody,
-      headers: record.requestHeaders,
-      timeoutMs: this.options.webhookTimeoutMs,
-    });
-  }
 }

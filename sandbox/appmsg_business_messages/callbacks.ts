@@ -26,8 +26,4 @@ export class BusinessCallbacks {
     const record = await this.state.webhooks.send({ method: 'POST', url: service.callbackUrl, kind: String(payload.event), body, headers, timeoutMs: this.options.webhookTimeoutMs });
     return { sent: true, record };
   }
-
-  redeliver(record: OutboundRecord): Promise<OutboundRecord> {
-    return this.state.webhooks.send({ method: record.method, url: record.url, kind: record.kind, body: record.requestBody, headers: record.requestHeaders, timeoutMs: this.options.webhookTimeoutMs });
-  }
 }

@@ -1,7 +1,4 @@
-import type { SandboxClock } from '../shared/clock.js';
-import type { FaultQueue } from '../shared/faults.js';
-import type { OutboundLog } from '../shared/outbound.js';
-import type { RequestLog } from '../shared/request-log.js';
+import type { StandInBaseState } from '../shared/standin.js';
 import type { JsonRecord } from '../shared/values.js';
 
 // Services (sender ids bound to IPs), app users by phone number, templates, sent messages.
@@ -46,14 +43,10 @@ export interface AbMessage {
   status: 'sent' | 'delivered' | 'seen' | 'expired';
 }
 
-export interface AppmsgBusinessState {
+export interface AppmsgBusinessState extends StandInBaseState {
   services: Map<number, AbService>;
   users: Map<string, AbUser>;
   templates: Map<string, AbTemplate>;
   messages: AbMessage[];
-  faults: FaultQueue;
-  requests: RequestLog;
-  webhooks: OutboundLog;
-  clock: SandboxClock;
   baseUrl: string | undefined;
 }

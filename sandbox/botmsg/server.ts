@@ -1,13 +1,6 @@
-import Fastify from 'fastify';
-import { createClock } from '../shared/clock.js';
-import { CONTROL_PREFIX, isPlatformPath, registerCommonControlRoutes } from '../shared/control.js';
-import { FaultQueue } from '../shared/faults.js';
-import { registerFormParsers } from '../shared/form-body.js';
-import { createMediaStore, registerMediaRoutes } from '../shared/media-store.js';
-import { OutboundLog } from '../shared/outbound.js';
-import { RequestLog, registerRequestLog } from '../shared/request-log.js';
+import { createMediaStore } from '../shared/media-store.js';
 import { Sleeper } from '../shared/sleep.js';
-import { makeLifecycle, type StandIn } from '../shared/standin.js';
+import { baseState, buildStandIn, type StandIn } from '../shared/standin.js';
 import { callMethod, registerApiRoutes } from './api-routes.js';
 import type { BmContext } from './context.js';
 import { registerActionRoutes } from './control-actions.js';
@@ -25,7 +18,6 @@ const BODY_LIMIT = 60 * 1024 * 1024;
 /** Local stand-in of the botmsg platform (Bot API, webhook updates, control API). */
 export function createBotmsgStandIn(options: BotmsgOptions = {}): StandIn<BotmsgState> {
   const opts = resolveOptions(options);
-  const clock = createClock(opts.now);
   const state: BotmsgState = {
     bots: new Map(),
     users: new Map(),
@@ -33,54 +25,24 @@ export function createBotmsgStandIn(options: BotmsgOptions = {}): StandIn<Botmsg
     files: new Map(),
     callbackQueries: new Map(),
     chatActions: [],
-    faults: new FaultQueue(),
-    requests: new RequestLog(),
-    webhooks: new OutboundLog(opts.userAgent),
+    ...baseState(opts),
     media: createMediaStore(),
-    clock,
-    baseUrl: undefined,
   };
   const sleeper = new Sleeper();
   const updates = new UpdateDispatcher(state, opts);
   const ctx: BmContext = { state, options: opts, sleeper, updates };
   updates.setExecutor((bot, method, params) => callMethod(ctx, bot, method, params, [], opts.publicBaseUrl ?? state.baseUrl ?? ''));
 
-  const app = Fastify({ logger: opts.logger, bodyLimit: BODY_LIMIT, forceCloseConnections: true });
-  registerFormParsers(app, BODY_LIMIT);
-  registerRequestLog(app, state.requests, isPlatformPath, clock.now);
-  registerMediaRoutes(app, state.media);
-  app.get(CONTROL_PREFIX, async () => ({ platform: 'botmsg', readme: 'sandbox/botmsg/README.md' }));
-  registerCommonControlRoutes(app, {
-    faults: state.faults,
-    requests: state.requests,
-    outbound: state.webhooks,
-    clock,
-    redeliver: (record) =>
-      state.webhooks.send({
-        method: record.method,
-        url: record.url,
-        kind: record.kind,
-        body: record.requestBody,
-        headers: record.requestHeaders,
-        timeoutMs: opts.webhookTimeoutMs,
-      }),
-  });
-  registerSetupRoutes(app, ctx);
-  registerActionRoutes(app, ctx);
-  registerInspectRoutes(app, ctx);
-  registerApiRoutes(app, ctx);
-
-  const lifecycle = makeLifecycle(app, {
-    onListening: (url) => {
-      state.baseUrl = url;
+  return buildStandIn(ctx, {
+    platform: 'botmsg',
+    bodyLimit: BODY_LIMIT,
+    formBodies: true,
+    media: state.media,
+    routes: (app) => {
+      registerSetupRoutes(app, ctx);
+      registerActionRoutes(app, ctx);
+      registerInspectRoutes(app, ctx);
+      registerApiRoutes(app, ctx);
     },
-    onClose: () => sleeper.cancelAll(),
   });
-  return {
-    app,
-    state,
-    ...lifecycle,
-    settle: () => state.webhooks.settle(),
-    baseUrl: () => opts.publicBaseUrl ?? state.baseUrl,
-  };
 }

@@ -1,8 +1,5 @@
-import type { SandboxClock } from '../shared/clock.js';
-import type { FaultQueue } from '../shared/faults.js';
+import type { StandInBaseState } from '../shared/standin.js';
 import type { MediaStore } from '../shared/media-store.js';
-import type { OutboundLog } from '../shared/outbound.js';
-import type { RequestLog } from '../shared/request-log.js';
 import type { JsonRecord } from '../shared/values.js';
 
 // In-memory model: bots with their webhook and update queue, users (private chats), messages,
@@ -105,18 +102,14 @@ export interface BmChatAction {
   at: number;
 }
 
-export interface BotmsgState {
+export interface BotmsgState extends StandInBaseState {
   bots: Map<number, BmBot>;
   users: Map<string, BmUser>;
   messages: BmMessage[];
   files: Map<string, BmFile>;
   callbackQueries: Map<string, BmCallbackQuery>;
   chatActions: BmChatAction[];
-  faults: FaultQueue;
-  requests: RequestLog;
-  webhooks: OutboundLog;
   media: MediaStore;
-  clock: SandboxClock;
   baseUrl: string | undefined;
 }
 

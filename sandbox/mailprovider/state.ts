@@ -1,7 +1,4 @@
-import type { SandboxClock } from '../shared/clock.js';
-import type { FaultQueue } from '../shared/faults.js';
-import type { OutboundLog } from '../shared/outbound.js';
-import type { RequestLog } from '../shared/request-log.js';
+import type { StandInBaseState } from '../shared/standin.js';
 
 // Account: API keys, webhook signing key, domains with their webhooks, routes, sent messages.
 
@@ -51,15 +48,11 @@ export interface MpMessage {
   fields: Array<[string, string]>;
 }
 
-export interface MailproviderState {
+export interface MailproviderState extends StandInBaseState {
   apiKeys: Set<string>;
   webhookSigningKey: string;
   domains: Map<string, MpDomain>;
   routes: MpRoute[];
   messages: MpMessage[];
-  faults: FaultQueue;
-  requests: RequestLog;
-  webhooks: OutboundLog;
-  clock: SandboxClock;
   baseUrl: string | undefined;
 }

@@ -1,9 +1,6 @@
 import type { KeyObject } from 'node:crypto';
-import type { SandboxClock } from '../shared/clock.js';
-import type { FaultQueue } from '../shared/faults.js';
+import type { StandInBaseState } from '../shared/standin.js';
 import type { MediaStore } from '../shared/media-store.js';
-import type { OutboundLog } from '../shared/outbound.js';
-import type { RequestLog } from '../shared/request-log.js';
 import type { JsonRecord } from '../shared/values.js';
 
 // Agents (with service accounts, webhook, launch state, testers), phones (end users) and traffic.
@@ -84,7 +81,7 @@ export interface RbToken {
   expiresAt: number;
 }
 
-export interface RbmState {
+export interface RbmState extends StandInBaseState {
   agents: Map<string, RbAgent>;
   phones: Map<string, RbPhone>;
   tokens: Map<string, RbToken>;
@@ -92,10 +89,6 @@ export interface RbmState {
   agentEvents: RbAgentEvent[];
   userMessages: RbUserMessage[];
   files: Map<string, { name: string; agentId: string; fileUrl: string; thumbnailUrl: string | null }>;
-  faults: FaultQueue;
-  requests: RequestLog;
-  webhooks: OutboundLog;
   media: MediaStore;
-  clock: SandboxClock;
   baseUrl: string | undefined;
 }

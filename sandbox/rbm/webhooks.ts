@@ -58,17 +58,6 @@ export class RbmWebhooks {
     }
     return { ok: record.status === 200 && echoed === secret, record };
   }
-
-  redeliver(record: OutboundRecord): Promise<OutboundRecord> {
-    return this.state.webhooks.send({
-      method: record.method,
-      url: record.url,
-      kind: record.kind,
-      body: record.requestBody,
-      headers: record.requestHeaders,
-      timeoutMs: this.options.webhookTimeoutMs,
-    });
-  }
 }
 
 export const newId = (): string => randomUUID();

@@ -91,6 +91,18 @@ export class OutboundLog {
     }
   }
 
+  /** Sends a recorded call again unchanged: same method, URL, headers and body bytes (what a platform retry does). */
+  resend(record: OutboundRecord, timeoutMs: number): Promise<OutboundRecord> {
+    return this.send({
+      method: record.method,
+      url: record.url,
+      kind: record.kind,
+      headers: record.requestHeaders,
+      timeoutMs,
+      ...(record.requestBodyBytes ? { bodyBytes: record.requestBodyBytes } : { body: record.requestBody }),
+    });
+  }
+
   get(id: number): OutboundRecord | undefined {
     return this.records.find((r) => r.id === id);
   }

@@ -1,7 +1,4 @@
-import type { SandboxClock } from '../shared/clock.js';
-import type { FaultQueue } from '../shared/faults.js';
-import type { OutboundLog } from '../shared/outbound.js';
-import type { RequestLog } from '../shared/request-log.js';
+import type { StandInBaseState } from '../shared/standin.js';
 import type { JsonRecord } from '../shared/values.js';
 
 // One provider account: access keys, the webhook signing key, numbers with their inbound URLs,
@@ -55,7 +52,7 @@ export interface SpInbound {
   at: number;
 }
 
-export interface SmsproviderState {
+export interface SmsproviderState extends StandInBaseState {
   accessKeys: Map<string, 'live' | 'test'>;
   signingKey: string;
   /** Default status report URL (used when a message has no reportUrl). */
@@ -67,9 +64,5 @@ export interface SmsproviderState {
   inbound: SpInbound[];
   /** Recipients (digits) that replied STOP. */
   optedOut: Set<string>;
-  faults: FaultQueue;
-  requests: RequestLog;
-  webhooks: OutboundLog;
-  clock: SandboxClock;
   baseUrl: string | undefined;
 }

@@ -1,8 +1,5 @@
-import type { SandboxClock } from '../shared/clock.js';
-import type { FaultQueue } from '../shared/faults.js';
+import type { StandInBaseState } from '../shared/standin.js';
 import type { MediaStore } from '../shared/media-store.js';
-import type { OutboundLog } from '../shared/outbound.js';
-import type { RequestLog } from '../shared/request-log.js';
 import type { JsonRecord } from '../shared/values.js';
 
 // In-memory model of the platform: one app, pages with their admins and tokens, page-scoped users,
@@ -153,7 +150,7 @@ export interface SnAttachment {
   createdAt: number;
 }
 
-export interface SocialnetChatState {
+export interface SocialnetChatState extends StandInBaseState {
   app: SnApp;
   admins: Map<string, SnAdmin>;
   pages: Map<string, SnPage>;
@@ -165,11 +162,7 @@ export interface SocialnetChatState {
   phoneRequests: SnPhoneRequest[];
   userRefs: Map<string, SnUserRef>;
   attachments: Map<string, SnAttachment>;
-  faults: FaultQueue;
-  requests: RequestLog;
-  webhooks: OutboundLog;
   media: MediaStore;
-  clock: SandboxClock;
   baseUrl: string | undefined;
 }
 

@@ -75,18 +75,6 @@ export class SocialnetWebhooks {
     return { delivered: true, record };
   }
 
-  /** Same bytes and headers again (what the platform does when it retries). */
-  redeliver(record: OutboundRecord): Promise<OutboundRecord> {
-    return this.state.webhooks.send({
-      method: record.method,
-      url: record.url,
-      kind: record.kind,
-      body: record.requestBody,
-      headers: record.requestHeaders,
-      timeoutMs: this.options.webhookTimeoutMs,
-    });
-  }
-
   /** GET handshake: the service must answer 200 with the challenge as body. */
   async verify(callbackUrl: string, verifyToken: string): Promise<{ ok: boolean; challenge: string; record: OutboundRecord }> {
     const challenge = String(randomInt(100_000_000, 2_000_000_000));

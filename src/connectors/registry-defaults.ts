@@ -4,21 +4,23 @@ import { DEFAULT_MAX_MEDIA_BYTES as BOTMSG_MAX_MEDIA } from './botmsg/options.js
 import { createSocialnetChatConnector } from './socialnet_chat/connector.js';
 import { DEFAULT_MAX_MEDIA_BYTES as SOCIALNET_MAX_MEDIA } from './socialnet_chat/options.js';
 
+/** The socialnet_chat app the service runs as, and the brand-carrying names of its protocol (config.ts reads them). */
+export interface SocialnetAppSettings {
+  apiVersion: string;
+  appId: string | undefined;
+  appSecret: string | undefined;
+  verifyToken: string | undefined;
+  tokenPrefix: string;
+  profileEdge: string;
+  subscribeApp: boolean;
+}
+
 /** What the platform connectors need from the service's configuration (runtime.ts passes it). */
 export interface PlatformConnectorSettings {
   /** `{base_url}`: the service's public address ending in /v1; inbound URLs are built from it. */
   publicUrl: string;
   timeoutMs: number;
-  socialnet: {
-    apiUrl: string;
-    apiVersion: string;
-    appId: string | undefined;
-    appSecret: string | undefined;
-    verifyToken: string | undefined;
-    tokenPrefix: string;
-    profileEdge: string;
-    subscribeApp: boolean;
-  };
+  socialnet: SocialnetAppSettings & { apiUrl: string };
   botmsg: {
     apiUrl: string;
     secretHeaderName: string;

@@ -6,17 +6,8 @@ import { CAPABILITIES } from '../../src/connectors/capabilities.js';
 import { CHANNEL_TYPES } from '../../src/schemas/channel-types.js';
 import { CONTENT_TYPES } from '../../src/schemas/content.js';
 import { createChannel, fakeConnectors, send } from './messages-fixtures.js';
+import { CONTENT_SAMPLES as SAMPLES } from '../helpers/content-samples.js';
 
-const SAMPLES: Record<string, unknown> = {
-  text: { type: 'text', payload: 'Hi' },
-  image: { type: 'image', payload: { url: 'https://e.com/a.png' } },
-  video: { type: 'video', payload: { url: 'https://e.com/a.mp4' } },
-  audio: { type: 'audio', payload: { url: 'https://e.com/a.mp3' } },
-  file: { type: 'file', payload: { url: 'https://e.com/a.pdf' } },
-  location: { type: 'location', payload: { latitude: 50, longitude: 14 } },
-  structure: { type: 'structure', payload: { title: 'Card' } },
-  receipt: { type: 'receipt', payload: { recipient_name: 'J', order_number: '1', currency: 'EUR', payment_method: 'card', summary: { total_cost: 1 } } },
-};
 const CONTACT: Record<string, Record<string, string>> = {
   service_chat: { id: '1' },
   socialnet_chat: { phone_number: '+420601123456' },

@@ -1,18 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseAddress } from '../../src/domain/messages/addressing.js';
-import { ApiError } from '../../src/lib/errors.js';
-
-function failure(fn: () => unknown): { field?: string; message: string } | null {
-  try {
-    fn();
-    return null;
-  } catch (error) {
-    assert.ok(error instanceof ApiError);
-    assert.equal(error.status, 422);
-    return error.details[0]!;
-  }
-}
+import { failure } from '../helpers/api-errors.js';
 
 describe('contact addressing per channel type', () => {
   test('each type takes its forms and refuses the others naming the field', () => {

@@ -5,29 +5,8 @@ import { CAPABILITIES } from '../../src/connectors/capabilities.js';
 import { CHANNEL_TYPES } from '../../src/schemas/channel-types.js';
 import { CONTENT_TYPES, type Content } from '../../src/schemas/content.js';
 import { parseContent } from '../../src/domain/messages/request.js';
-import { ApiError } from '../../src/lib/errors.js';
-
-function failure(fn: () => unknown): { field?: string; message: string } | null {
-  try {
-    fn();
-    return null;
-  } catch (error) {
-    assert.ok(error instanceof ApiError);
-    assert.equal(error.status, 422);
-    return error.details[0]!;
-  }
-}
-
-const SAMPLES: Record<string, unknown> = {
-  text: { type: 'text', payload: 'Hi' },
-  image: { type: 'image', payload: { url: 'https://e.com/a.png' } },
-  video: { type: 'video', payload: { url: 'https://e.com/a.mp4' } },
-  audio: { type: 'audio', payload: { url: 'https://e.com/a.mp3' } },
-  file: { type: 'file', payload: { url: 'https://e.com/a.pdf' } },
-  location: { type: 'location', payload: { latitude: 50, longitude: 14 } },
-  structure: { type: 'structure', payload: { title: 'Card' } },
-  receipt: { type: 'receipt', payload: { recipient_name: 'J', order_number: '1', currency: 'EUR', payment_method: 'card', summary: { total_cost: 1 } } },
-};
+import { failure } from '../helpers/api-errors.js';
+import { CONTENT_SAMPLES as SAMPLES } from '../helpers/content-samples.js';
 
 describe('capabilities', () => {
   test('every type sends what it declares and is refused the rest on content.type', () => {

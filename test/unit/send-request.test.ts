@@ -1,19 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseContent, truncateChars } from '../../src/domain/messages/request.js';
-import { ApiError } from '../../src/lib/errors.js';
-
-/** The 422 detail a call throws (field and message), or null when it passes. */
-function failure(fn: () => unknown): { field?: string; message: string; rejected_value?: unknown } | null {
-  try {
-    fn();
-    return null;
-  } catch (error) {
-    assert.ok(error instanceof ApiError, `expected ApiError, got ${String(error)}`);
-    assert.equal(error.status, 422);
-    return error.details[0]!;
-  }
-}
+import { failure } from '../helpers/api-errors.js';
 
 const text = (extra: Record<string, unknown> = {}) => ({ type: 'text', payload: 'Hi', ...extra });
 const qr = (n: number, make: (i: number) => unknown = (i) => ({ type: 'text', title: `t${i}`, payload: `p${i}` })) => Array.from({ length: n }, (_, i) => make(i));

@@ -1,6 +1,5 @@
-import type { Store } from '../../store/store.js';
+import type { Repos, Store } from '../../store/store.js';
 import type { ContactRow } from '../../store/repos/contacts.js';
-import type { MessageRow } from '../../store/repos/messages.js';
 import type { WriteUnit } from '../../store/write-unit.js';
 import { MissingReference, UniqueViolation } from '../../store/errors.js';
 import type { StoredFiles } from '../../files/stored-files.js';
@@ -14,12 +13,12 @@ import { ApiError } from '../../lib/errors.js';
 import { isChannelType, type ChannelMode } from '../../schemas/channel-types.js';
 import type { Card, Content } from '../../schemas/content.js';
 import type { EventType } from '../../schemas/events.js';
-import type { ChannelContext, Connector, ConnectorRegistry, InboundCall, InboundEvent, InboundParse } from '../../connectors/connector.js';
-import type { Outbox } from '../events/outbox.js';
+import type { ChannelContext, Connector, ConnectorRegistry, InboundCall, InboundEvent, InboundParse, InboundUser } from '../../connectors/connector.js';
+import type { EventInput, Outbox } from '../events/outbox.js';
 import { decodeChannel, type Channel } from '../channels/view.js';
-import { eventMessageData, messageView } from '../messages/view.js';
 import { InboundContacts } from './contacts.js';
 import { MediaUnavailable, neutralContent } from './media.js';
+import { incomingMessageUnit } from './received-message.js';
 import { channelRef, contactRef } from './refs.js';
 
 export interface InboundServiceDeps {
@@ -195,81 +194,56 @@ export class InboundService {
         )
       : ({ type: 'text', payload: '' } as Content);
     const now = clock.now();
-    const id = ids.nextNumber();
-    const sentAt = event.at ?? now;
     const metadata = event.kind === 'echo' && event.platformMetadata !== undefined ? { platform_metadata: event.platformMetadata } : null;
-    const row: MessageRow = {
-      id,
-      account_id: channel.accountId,
-      channel_id: channelId,
-      contact_id: contact.id,
-      direction,
-      content: JSON.stringify(content),
-      metadata: metadata ? JSON.stringify(metadata) : null,
-      status: direction,
-      external_id: event.externalId,
-      error: null,
-      idempotency_key: null,
-      request_hash: null,
-      sent_at: sentAt,
-      delivered_at: null,
-      read_at: null,
-      created_at: now,
-    };
-    const view = messageView({
-      id,
-      direction,
-      sentAt,
-      deliveredAt: null,
-      readAt: null,
-      channel: { id: channel.id, type: channel.type },
+    const { unit } = incomingMessageUnit(this.deps.outbox, {
+      id: ids.nextNumber(),
+      channel,
       contact: { id: contact.id, phoneNumber: contact.phone_number, userRef: contact.user_ref },
+      direction,
       content,
       metadata,
+      externalId: event.externalId,
+      sentAt: event.at ?? now,
+      now,
     });
-    const type: EventType = direction === 'received' ? 'message_received' : 'message_echo';
-    await this.write(this.unitFor(channel, contact, type, eventMessageData(view, channel.name), { messages: [row] }));
+    await this.write(unit);
   }
 
   /** `delivered_timestamp`: the time the platform gives for the delivery, else the time the callback arrived. */
   private async delivered(channel: Channel, event: Extract<InboundEvent, { kind: 'delivered' }>): Promise<void> {
-    const { store, clock, outbox } = this.deps;
-    const contact = await this.contacts.existing(channel, event.user);
-    if (!contact) return;
-    const at = event.at ?? clock.now();
-    let wake = false;
-    await store.transaction(async (tx) => {
+    await this.receipt(channel, event.user, event.at, async (tx, contact, at) => {
       const ids = await tx.conversation.markDelivered(channel.accountId, contact.id, event.messageIds, event.watermark, at);
-      if (ids.length === 0) return;
-      const appended = await outbox.append(tx, {
-        type: 'messages_delivered',
-        channel,
-        contactId: contact.id,
-        data: { channel: channelRef(channel), contact: contactRef(contact), messages: ids.map((id) => ({ id: String(id) })), delivered_timestamp: isoTime(at) },
-      });
-      wake = appended.deliveryId !== null;
+      return ids.length === 0 ? [] : [deliveredEvent(channel, contact, ids, at)];
     });
-    if (wake) outbox.wake();
   }
 
   /** `last_read_timestamp` is the platform's watermark: everything delivered before it was read. */
   private async read(channel: Channel, event: Extract<InboundEvent, { kind: 'read' }>): Promise<void> {
+    await this.receipt(channel, event.user, event.at, async (tx, contact, at) => {
+      const changed = await tx.conversation.markRead(channel.accountId, contact.id, event.watermark, at);
+      if (changed.read === 0) return [];
+      const read: EventInput = { type: 'messages_read', channel, contactId: contact.id, data: { channel: channelRef(channel), contact: contactRef(contact), last_read_timestamp: isoTime(event.watermark) } };
+      // A message read before its delivery was reported is reported delivered first.
+      return changed.newlyDelivered.length > 0 ? [deliveredEvent(channel, contact, changed.newlyDelivered, at), read] : [read];
+    });
+  }
+
+  /**
+   * A delivery or read receipt for a contact the service knows (others are ignored): `work` marks
+   * the messages at `at` (the platform's time, else now) and answers the events that report it,
+   * appended in the same transaction; the delivery workers are woken when one has a webhook.
+   */
+  private async receipt(channel: Channel, user: InboundUser, platformAt: number | null, work: (tx: Repos, contact: ContactRow, at: number) => Promise<EventInput[]>): Promise<void> {
     const { store, clock, outbox } = this.deps;
-    const contact = await this.contacts.existing(channel, event.user);
+    const contact = await this.contacts.existing(channel, user);
     if (!contact) return;
-    const at = event.at ?? clock.now();
+    const at = platformAt ?? clock.now();
     let wake = false;
     await store.transaction(async (tx) => {
-      const changed = await tx.conversation.markRead(channel.accountId, contact.id, event.watermark, at);
-      if (changed.read === 0) return;
-      const refs = { channel: channelRef(channel), contact: contactRef(contact) };
-      // A message read before its delivery was reported is reported delivered first.
-      if (changed.newlyDelivered.length > 0) {
-        const d = await outbox.append(tx, { type: 'messages_delivered', channel, contactId: contact.id, data: { ...refs, messages: changed.newlyDelivered.map((id) => ({ id: String(id) })), delivered_timestamp: isoTime(at) } });
-        wake ||= d.deliveryId !== null;
+      for (const input of await work(tx, contact, at)) {
+        const appended = await outbox.append(tx, input);
+        wake ||= appended.deliveryId !== null;
       }
-      const r = await outbox.append(tx, { type: 'messages_read', channel, contactId: contact.id, data: { ...refs, last_read_timestamp: isoTime(event.watermark) } });
-      wake ||= r.deliveryId !== null;
     });
     if (wake) outbox.wake();
   }
@@ -300,4 +274,13 @@ export class InboundService {
     if (event.payload !== undefined) optIn.payload = event.payload;
     await this.write(this.unitFor(channel, contact, 'opt_in', { channel: channelRef(channel), contact: contactRef(contact), opt_in: optIn }));
   }
+}
+
+function deliveredEvent(channel: Channel, contact: ContactRow, ids: number[], at: number): EventInput {
+  return {
+    type: 'messages_delivered',
+    channel,
+    contactId: contact.id,
+    data: { channel: channelRef(channel), contact: contactRef(contact), messages: ids.map((id) => ({ id: String(id) })), delivered_timestamp: isoTime(at) },
+  };
 }

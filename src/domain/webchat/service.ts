@@ -1,6 +1,5 @@
 import type { Store } from '../../store/store.js';
 import type { ContactRow } from '../../store/repos/contacts.js';
-import type { MessageRow } from '../../store/repos/messages.js';
 import type { WriteUnit } from '../../store/write-unit.js';
 import { MissingReference } from '../../store/errors.js';
 import type { StoredFiles } from '../../files/stored-files.js';
@@ -15,9 +14,9 @@ import type { EventType } from '../../schemas/events.js';
 import type { Outbox } from '../events/outbox.js';
 import { decodeChannel, type Channel } from '../channels/view.js';
 import { originAllowed } from '../settings/origins.js';
-import { eventMessageData, messageView } from '../messages/view.js';
 import { ChatError, type Rejection } from './errors.js';
 import { chatMessageFromRow } from './view.js';
+import { incomingMessageUnit } from '../inbound/received-message.js';
 import { parseFileUpload, parseListMessages, parseMessageClient, parseMessageDelivered, parseNotificationClient, parsePostback, requireObject } from './requests.js';
 
 export interface ChatServiceDeps {
@@ -158,40 +157,19 @@ export class ChatService {
     const { content, metadata } = parseMessageClient(data);
     const { ids, clock, outbox } = this.deps;
     const channel = await this.channelOf(conn);
-    const id = ids.nextNumber();
     const now = clock.now();
-    const row: MessageRow = {
-      id,
-      account_id: conn.accountId,
-      channel_id: Number(conn.channelId),
-      contact_id: Number(conn.contactId),
-      direction: 'received',
-      content: JSON.stringify(content),
-      metadata: metadata === undefined ? null : JSON.stringify(metadata),
-      status: 'received',
-      external_id: null,
-      error: null,
-      idempotency_key: null,
-      request_hash: null,
-      sent_at: now,
-      delivered_at: null,
-      read_at: null,
-      created_at: now,
-    };
-    const view = messageView({
-      id,
-      direction: 'received',
-      sentAt: now,
-      deliveredAt: null,
-      readAt: null,
-      channel: { id: channel.id, type: channel.type },
+    const { row, unit } = incomingMessageUnit(outbox, {
+      id: ids.nextNumber(),
+      channel,
       contact: { id: conn.contactId, phoneNumber: null, userRef: null },
+      direction: 'received',
       content: content as Content,
       metadata,
+      externalId: null,
+      sentAt: now,
+      now,
     });
-    const { event, delivery } = outbox.build({ type: 'message_received', channel, contactId: conn.contactId, data: eventMessageData(view, channel.name) });
-    const unit: WriteUnit = { insert: { messages: [row], events: [event] } };
-    if (delivery) unit.insert.deliveries = [delivery];
+    const delivery = unit.insert.deliveries?.[0];
     await this.write(unit);
     if (delivery) outbox.wake();
     return chatMessageFromRow(row);

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { ChatSessionsTable, Database, MessagesTable } from '../schema.js';
+import { markMessagesRead } from './read-marks.js';
 
 export type ChatSessionRow = ChatSessionsTable;
 
@@ -57,21 +58,8 @@ export class ChatRepo {
     return row !== undefined;
   }
 
-  /**
-   * Marks the contact's messages of one direction sent up to `upTo` as read. A read message was
-   * delivered too: answers how many were read and the ids that were delivered only now.
-   */
+  /** See markMessagesRead: the site's messages (`sent`) or the visitor's (`received`). */
   async markRead(accountId: number, contactId: number, direction: string, upTo: number, at: number): Promise<{ read: number; newlyDelivered: number[] }> {
-    const scope = (db: Kysely<Database>) =>
-      db
-        .updateTable('messages')
-        .where('account_id', '=', accountId)
-        .where('contact_id', '=', contactId)
-        .where('direction', '=', direction)
-        .where('sent_at', '<=', upTo)
-        .where('read_at', 'is', null);
-    const delivered = await scope(this.db).set({ delivered_at: at }).where('delivered_at', 'is', null).returning('id').execute();
-    const result = await scope(this.db).set({ read_at: at }).executeTakeFirst();
-    return { read: Number(result.numUpdatedRows), newlyDelivered: delivered.map((r) => r.id).sort((a, b) => a - b) };
+    return markMessagesRead(this.db, accountId, contactId, direction, upTo, at);
   }
 }

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { ChannelsTable, Database, MessagesTable } from '../schema.js';
+import { markMessagesRead } from './read-marks.js';
 
 /**
  * What platform callbacks and the messaging window need beyond the shared repositories: messages
@@ -45,20 +46,9 @@ export class ConversationRepo {
     return rows.map((r) => r.id).sort((a, b) => a - b);
   }
 
-  /** Marks the contact's sent messages up to `upTo` read (and delivered, when they were not yet). */
+  /** Marks the contact's sent messages up to `upTo` read (and delivered, when they were not yet); see markMessagesRead. */
   async markRead(accountId: number, contactId: number, upTo: number, at: number): Promise<{ read: number; newlyDelivered: number[] }> {
-    const scope = () =>
-      this.db
-        .updateTable('messages')
-        .where('account_id', '=', accountId)
-        .where('contact_id', '=', contactId)
-        .where('direction', '=', 'sent')
-        .where('status', '!=', 'failed')
-        .where('sent_at', '<=', upTo)
-        .where('read_at', 'is', null);
-    const delivered = await scope().set({ delivered_at: at }).where('delivered_at', 'is', null).returning('id').execute();
-    const read = await scope().set({ read_at: at }).executeTakeFirst();
-    return { read: Number(read.numUpdatedRows), newlyDelivered: delivered.map((r) => r.id).sort((a, b) => a - b) };
+    return markMessagesRead(this.db, accountId, contactId, 'sent', upTo, at);
   }
 
   /**

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { io as ioV4 } from 'socket.io-client';
+import { EventLog } from '../../helpers/event-log.js';
 
 // Chat clients from Node, on both client generations the server must speak: socket.io-client 4.x
 // and 2.x (the npm alias socket.io-client-v2). Each records what the server sent, so tests can
@@ -45,13 +46,10 @@ export function connectChat(server: string, options: ChatConnectOptions): TestCh
   const common = { query, extraHeaders: headers, reconnection: false, forceNew: true, transports: options.transports ?? ['polling', 'websocket'] };
   const socket: any = version === 4 ? ioV4(server, common) : ioV2(server, { ...common, transportOptions: { polling: { extraHeaders: headers }, websocket: { extraHeaders: headers } } });
 
-  const events: Array<{ event: string; data: any }> = [];
-  const waiters = new Set<() => boolean>();
+  const log = new EventLog<{ event: string; data: any }>();
+  const events = log.events;
   for (const name of [...SERVER_EVENTS, 'disconnect', 'connect_error', 'error']) {
-    socket.on(name, (data: any) => {
-      events.push({ event: name, data });
-      for (const w of [...waiters]) w();
-    });
+    socket.on(name, (data: any) => log.push({ event: name, data }));
   }
 
   return {
@@ -61,21 +59,7 @@ export function connectChat(server: string, options: ChatConnectOptions): TestCh
       return this.first([event], options).then((hit) => hit.data);
     },
     first(names, { from = 0, timeoutMs = 5000 } = {}) {
-      return new Promise((resolve, reject) => {
-        const look = () => {
-          const hit = events.slice(from).find((e) => names.includes(e.event));
-          if (!hit) return false;
-          waiters.delete(look);
-          clearTimeout(timer);
-          resolve(hit);
-          return true;
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(look);
-          reject(new Error(`no ${names.join(' or ')} within ${timeoutMs} ms (got: ${events.map((e) => e.event).join(', ') || 'nothing'})`));
-        }, timeoutMs);
-        if (!look()) waiters.add(look);
-      });
+      return log.waitFor((e) => names.includes(e.event), { what: names.join(' or '), timeoutMs, from });
     },
     request(event, data) {
       return new Promise((resolve, reject) => {

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { EventLog } from '../../helpers/event-log.js';
 
 // A webhook receiver as a client of the service would run one: it checks X-Hub-Signature itself
 // (HMAC-SHA1 of the exact body bytes with the channel's webhook secret, computed here, not by
@@ -24,8 +25,7 @@ export interface WebhookReceiver {
 }
 
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
-  const events: ReceivedEvent[] = [];
-  const waiters = new Set<() => void>();
+  const log = new EventLog<ReceivedEvent>();
   const receiver = { secret: '' } as WebhookReceiver;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -34,32 +34,16 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       const raw = Buffer.concat(chunks);
       const expected = `sha1=${createHmac('sha1', receiver.secret).update(raw).digest('hex')}`;
       const body = JSON.parse(raw.toString('utf8'));
-      events.push({ ...body, headers: req.headers, signatureValid: req.headers['x-hub-signature'] === expected });
+      log.push({ ...body, headers: req.headers, signatureValid: req.headers['x-hub-signature'] === expected });
       res.writeHead(200).end('ok');
-      for (const w of [...waiters]) w();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('no address');
   receiver.url = `http://127.0.0.1:${address.port}/hook`;
-  receiver.events = events;
-  receiver.waitFor = (event, match = () => true, timeoutMs = 10_000) =>
-    new Promise((resolve, reject) => {
-      const look = () => {
-        const hit = events.find((e) => e.event === event && match(e));
-        if (!hit) return false;
-        waiters.delete(look);
-        clearTimeout(timer);
-        resolve(hit);
-        return true;
-      };
-      const timer = setTimeout(() => {
-        waiters.delete(look);
-        reject(new Error(`no ${event} webhook within ${timeoutMs} ms (got: ${events.map((e) => e.event).join(', ') || 'nothing'})`));
-      }, timeoutMs);
-      if (!look()) waiters.add(look);
-    });
+  receiver.events = log.events;
+  receiver.waitFor = (event, match = () => true, timeoutMs = 10_000) => log.waitFor((e) => e.event === event && match(e), { what: `${event} webhook`, timeoutMs });
   receiver.close = async () => {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
