@@ -13,7 +13,7 @@ const MINUTE = 60_000;
 async function triesRecorded(s: TestServer, channelId: string, deliveryId: string, n: number): Promise<any> {
   return eventually(async () => {
     const d = await deliveryOf(s, channelId, deliveryId);
-    // The try and the row's new state are written in one transaction.
+    // The try and the row's new state are written in one transaction and listed from one snapshot.
     return d.attempts.length === n ? d : undefined;
   }, 5000, `${n} tries of ${deliveryId}`);
 }

@@ -1,5 +1,5 @@
 import type { Store } from '../../store/store.js';
-import type { DeliveryAttemptRow, DeliveryListRow } from '../../store/repos/deliveries.js';
+import type { DeliveriesRepo, DeliveryAttemptRow, DeliveryListRow } from '../../store/repos/deliveries.js';
 import type { Clock } from '../../lib/clock.js';
 import { isoTime } from '../../lib/clock.js';
 import { ApiError } from '../../lib/errors.js';
@@ -50,8 +50,9 @@ export class WebhookDeliveryService {
     return channel;
   }
 
-  private async withAttempts(rows: DeliveryListRow[]): Promise<DeliveryView[]> {
-    const attempts = await this.deps.store.deliveries.attemptsOf(rows.map((r) => r.id));
+  /** `repo` reads in the snapshot the rows came from, so each row shows exactly the tries it counts. */
+  private async withAttempts(repo: DeliveriesRepo, rows: DeliveryListRow[]): Promise<DeliveryView[]> {
+    const attempts = await repo.attemptsOf(rows.map((r) => r.id));
     const byDelivery = new Map<number, DeliveryAttemptRow[]>();
     for (const a of attempts) byDelivery.set(a.delivery_id, [...(byDelivery.get(a.delivery_id) ?? []), a]);
     return rows.map((r) => view(r, byDelivery.get(r.id) ?? []));
@@ -60,8 +61,10 @@ export class WebhookDeliveryService {
   /** Newest first. */
   async list(accountId: number, channelId: number, query: DeliveryQuery): Promise<{ deliveries: DeliveryView[]; total: number }> {
     await this.channel(accountId, channelId);
-    const { rows, total } = await this.deps.store.deliveries.list(accountId, channelId, query.status, query.max, query.offset);
-    return { deliveries: await this.withAttempts(rows), total };
+    return this.deps.store.deliveries.snapshot(async (repo) => {
+      const { rows, total } = await repo.list(accountId, channelId, query.status, query.max, query.offset);
+      return { deliveries: await this.withAttempts(repo, rows), total };
+    });
   }
 
   /**
@@ -74,9 +77,11 @@ export class WebhookDeliveryService {
     if (channel.webhook_id === null) throw ApiError.of('validation', 'The channel has no webhook to deliver to.');
     await this.deps.store.deliveries.redeliver(accountId, channelId, deliveryId, channel.webhook_id, this.deps.clock.now());
     this.deps.wake();
-    const row = await this.deps.store.deliveries.get(accountId, channelId, deliveryId);
-    if (!row) throw ApiError.notFound('Delivery');
-    const [one] = await this.withAttempts([row]);
-    return one as DeliveryView;
+    return this.deps.store.deliveries.snapshot(async (repo) => {
+      const row = await repo.get(accountId, channelId, deliveryId);
+      if (!row) throw ApiError.notFound('Delivery');
+      const [one] = await this.withAttempts(repo, [row]);
+      return one as DeliveryView;
+    });
   }
 }

@@ -21,6 +21,21 @@ export interface WebhookTargetRow {
 export class DeliveriesRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
+  /**
+   * Runs `work`'s reads on one snapshot. The worker records a try and the row's new state in one
+   * transaction; reading the rows and their tries in two statements could fall between and show
+   * a try beside the row as it was before it. Repeatable read on PostgreSQL (read committed
+   * takes a snapshot per statement); a SQLite transaction holds the one connection throughout.
+   */
+  async snapshot<T>(work: (repo: DeliveriesRepo) => Promise<T>): Promise<T> {
+    if (this.db.isTransaction) return work(this);
+    return this.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .setAccessMode('read only')
+      .execute((trx) => work(new DeliveriesRepo(trx)));
+  }
+
   /** Newest first, optionally of one status. */
   async list(accountId: number, channelId: number, status: string | undefined, limit: number, offset: number): Promise<{ rows: DeliveryListRow[]; total: number }> {
     let rows = this.db
