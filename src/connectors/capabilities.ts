@@ -4,7 +4,7 @@ import type { Capabilities } from './connector.js';
 
 /**
  * What each channel type can send (one table for the API, the domain and the connectors).
- * Taken from the platforms' own limits (docs guide/platforms.md): text lengths, card and button
+ * Taken from the platforms' own limits: text lengths, card and button
  * counts, which quick-reply kinds a platform can show. A platform without quick replies gets them
  * as numbered text choices, so only the `text` kind makes sense there.
  */
@@ -25,7 +25,7 @@ export const CAPABILITIES: Record<ChannelType, Capabilities> = {
     // Location messages can only be received there (messaging-api.md).
     contentTypes: ['text', 'image', 'video', 'audio', 'file', 'structure', 'receipt'],
     quickReplies: 'native',
-    // The platform removed the location quick reply in API v4.0 (platforms.md §1.2).
+    // The platform removed the location quick reply in API v4.0.
     quickReplyKinds: ['text', 'email', 'phone_number'],
     buttons: ['url', 'postback', 'phone'],
     maxButtonsPerCard: 3,

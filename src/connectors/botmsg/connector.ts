@@ -12,7 +12,7 @@ import { renderSend } from './render.js';
  */
 type Json = Record<string, unknown>;
 
-/** The webhook's secret token: 1-256 characters of A-Z a-z 0-9 _ - (platforms.md §2.2). */
+/** The webhook's secret token: 1-256 characters of A-Z a-z 0-9 _ -. */
 function newSecretToken(): string {
   return randomBytes(32).toString('hex');
 }

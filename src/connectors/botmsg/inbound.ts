@@ -3,7 +3,7 @@ import type { InboundCall, InboundContent, InboundEvent, InboundParse, InboundUs
 import { buttonRefOf } from './render.js';
 
 /**
- * Webhook updates (platforms.md §2.4), as pure functions. The platform repeats the webhook's
+ * Webhook updates, as pure functions. The platform repeats the webhook's
  * secret token in a header (compared in constant time); there is no body signature. One update
  * per call: a private-chat `message` or a `callback_query` (an inline button pressed). Other
  * update types (edits, membership changes, groups) are answered and not reported.

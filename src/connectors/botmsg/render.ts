@@ -2,7 +2,7 @@ import type { Button, Card, Content, QuickReply } from '../../schemas/content.js
 import type { PlatformResult } from '../connector.js';
 
 /**
- * Neutral content -> Bot API method calls (platforms.md §2.2, §2.3, §2.7), as pure functions.
+ * Neutral content -> Bot API method calls, as pure functions.
  *
  * - text -> sendMessage; image/video/audio/file -> sendPhoto/sendVideo/sendAudio/sendDocument
  *   with the URL (the platform downloads it); location -> sendLocation;

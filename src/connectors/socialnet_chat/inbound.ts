@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { InboundCall, InboundContent, InboundEvent, InboundParse, InboundUser } from '../connector.js';
 
 /**
- * The platform's webhook calls (platforms.md §1.6), as pure functions: the signature check on
+ * The platform's webhook calls, as pure functions: the signature check on
  * the raw body, the GET subscription handshake, and the envelope
  * `{"object":"page","entry":[{"id":PAGE_ID,"messaging":[event]}]}` mapped to neutral events.
  */

@@ -2,7 +2,7 @@ import type { Button, Card, Content, Metadata, QuickReply } from '../../schemas/
 import type { PlatformResult, Recipient } from '../connector.js';
 
 /**
- * Neutral content -> the platform's Send API body, as pure functions (platforms.md §1.2, §1.9).
+ * Neutral content -> the platform's Send API body, as pure functions.
  *
  * - text -> `message.text`; image/video/audio/file -> `message.attachment` with the URL
  *   (the platform downloads it);
@@ -15,7 +15,7 @@ import type { PlatformResult, Recipient } from '../connector.js';
  */
 type Json = Record<string, unknown>;
 
-/** The tags the platform accepts today (platforms.md §1.2). */
+/** The tags the platform accepts today. */
 export const CURRENT_TAGS = ['confirmed_event_update', 'post_purchase_update', 'account_update', 'human_agent'] as const;
 
 /**

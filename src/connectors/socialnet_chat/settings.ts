@@ -1,7 +1,7 @@
 import type { PlatformResult } from '../connector.js';
 
 /**
- * Channel settings -> the platform's page profile API (platforms.md §1.3), as pure functions.
+ * Channel settings -> the platform's page profile API, as pure functions.
  *
  * - `get_started_button {payload}` -> `get_started {payload}`;
  * - `menu` + `user_inputs` -> `persistent_menu`: one entry per locale, `composer_input_disabled`

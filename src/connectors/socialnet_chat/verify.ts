@@ -3,7 +3,7 @@ import type { GraphClient } from './graph.js';
 import { WEBHOOK_FIELDS, type SocialnetChatOptions } from './options.js';
 
 /**
- * Connecting a page before the channel is saved (contract.md §4, platforms.md §1.5):
+ * Connecting a page before the channel is saved (contract.md §4, the public API reference):
  * 1. the token is inspected (`debug_token` with the app token) when the app is configured;
  * 2. a user token (short-lived from a login) is exchanged for a long-lived one, and the page's
  *    token is read from the user's pages: a page token derived from a long-lived user token does
