@@ -62,15 +62,8 @@ export async function runCli(argv: string[]): Promise<number> {
     case 'account': {
       const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, plan: { type: 'string' }, 'hourly-limit': { type: 'string' }, concurrency: { type: 'string' } } });
       if (sub === 'list') {
-        await withAccounts(config, async (accounts) => {
-          void accounts;
-          const store = await openStore(config.databaseUrl);
-          try {
-            print((await store.accounts.list()).map((a) => ({ id: String(a.id), name: a.name, plan: a.plan })));
-          } finally {
-            await store.close();
-          }
-        });
+        const list = await withAccounts(config, (accounts) => accounts.listAccounts());
+        print(list.map((a) => ({ id: String(a.id), name: a.name, plan: a.plan, hourly_limit: a.hourlyLimit, concurrency: a.concurrency })));
         return 0;
       }
       if (sub !== 'create') throw new UsageError('account create | account list');

@@ -30,6 +30,9 @@ for (const { dialect, skip } of await dialects()) {
       const custom = await cli(['account', 'create', '--name', 'Big', '--plan', 'enterprise', '--hourly-limit', '50000', '--concurrency', '40'], env);
       assert.equal(custom.hourly_limit, 50000);
       assert.equal(custom.concurrency, 40);
+      const listed = await cli(['account', 'list'], env);
+      assert.deepEqual(listed.map((a: { id: string }) => a.id), [account.id, custom.id]);
+      assert.equal(listed[1].hourly_limit, 50000);
       const token = await cli(['token', 'create', '--account', account.id], env);
       assert.match(token.access_token, /^prl_[A-Za-z0-9]{40}$/);
 

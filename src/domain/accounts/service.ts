@@ -59,6 +59,10 @@ export class AccountService {
     return row ? toAccount(row) : undefined;
   }
 
+  async listAccounts(): Promise<Account[]> {
+    return (await this.deps.store.accounts.list()).map(toAccount);
+  }
+
   async countAccounts(): Promise<number> {
     return this.deps.store.accounts.count();
   }
