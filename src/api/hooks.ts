@@ -62,6 +62,13 @@ export function registerGuards(app: FastifyInstance, deps: GuardDeps): void {
       deps.gate.release(request.account.id);
     }
   };
-  app.addHook('onResponse', async (request) => release(request));
-  app.addHook('onRequestAbort', async (request) => release(request));
+  // Callback hooks: an async one costs a promise per request for a counter decrement.
+  app.addHook('onResponse', (request, _reply, done) => {
+    release(request);
+    done();
+  });
+  app.addHook('onRequestAbort', (request, done) => {
+    release(request);
+    done();
+  });
 }

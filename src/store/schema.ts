@@ -78,7 +78,10 @@ export interface EventsTable {
   id: number;
   account_id: number;
   channel_id: number;
+  /** The contact of an event that is not about one message (an event about a message reaches its contact through it). */
   contact_id: number | null;
+  /** The message an event is about (message_echo, message_received): deleted with it. */
+  message_id: number | null;
   type: string;
   /** The exact JSON body sent to the webhook, so every retry signs the same bytes. */
   body: string;

@@ -29,11 +29,11 @@ for (const { dialect, skip } of await dialects()) {
       id, account_id: 1, channel_id: 1, contact_id: contactId, direction: 'sent', content: '{"type":"text","payload":"x"}', metadata: null, status: 'sent',
       external_id: null, error: null, idempotency_key: key, request_hash: key ? 'h' : null, sent_at: 1, delivered_at: null, read_at: null, created_at: 1,
     });
-    const event = (id: number, contactId: number) => ({ id, account_id: 1, channel_id: 1, contact_id: contactId, type: 'message_echo', body: '{}', created_at: 1 });
+    const event = (id: number, messageId: number) => ({ id, account_id: 1, channel_id: 1, contact_id: null, message_id: messageId, type: 'message_echo', body: '{}', created_at: 1 });
 
     function unit(phone: string, key: string | null = null, contactId = next++): WriteUnit {
       const m = next++;
-      return { ensure: { contacts: [contact(contactId, phone)] }, insert: { messages: [message(m, contactId, key)], events: [event(next++, contactId)] } };
+      return { ensure: { contacts: [contact(contactId, phone)] }, insert: { messages: [message(m, contactId, key)], events: [event(next++, m)] } };
     }
 
     test('units of one turn commit together; one failing unit fails alone', async () => {

@@ -60,7 +60,7 @@ for (const { dialect, skip } of await dialects()) {
     test('deleting a channel removes what belongs to it', async () => {
       await store.accounts.insert(account(300));
       await store.channels.insert(channel(301, 300));
-      await store.events.insertEvent({ id: 302, account_id: 300, channel_id: 301, contact_id: null, type: 'message_echo', body: '{}', created_at: 1 });
+      await store.events.insertEvent({ id: 302, account_id: 300, channel_id: 301, contact_id: null, message_id: null, type: 'message_echo', body: '{}', created_at: 1 });
       await store.events.insertDelivery({ id: 303, event_id: 302, account_id: 300, channel_id: 301, webhook_id: 1, status: 'pending', attempts: 0, next_attempt_at: 1, locked_until: null, last_status_code: null, last_error: null, created_at: 1, updated_at: 1 });
       await store.channels.delete(300, 301);
       const left = await store.db.selectFrom('deliveries').select('id').where('channel_id', '=', 301).execute();

@@ -86,15 +86,16 @@ export class AccountService {
   }
 
   async authenticate(token: string): Promise<Account | null> {
-    const hash = sha256Hex(token);
     const now = this.deps.clock.now();
-    const hit = this.cache.get(hash);
+    // Keyed by the token as presented, so a hit costs no hash; the map lives in this process's
+    // memory only, for AUTH_CACHE_MS, as the requests carrying the token do.
+    const hit = this.cache.get(token);
     if (hit && hit.expires > now) return hit.account;
-    const row = await this.deps.store.tokens.findAccountByHash(hash);
+    const row = await this.deps.store.tokens.findAccountByHash(sha256Hex(token));
     const account = row ? toAccount(row) : null;
     if (this.deps.authCacheMs > 0) {
       if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(hash, { account, expires: now + this.deps.authCacheMs });
+      this.cache.set(token, { account, expires: now + this.deps.authCacheMs });
     }
     return account;
   }

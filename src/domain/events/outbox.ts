@@ -15,6 +15,8 @@ export interface EventInput {
   type: EventType;
   channel: OutboxChannel;
   contactId: string | number | null;
+  /** The message the event is about, if it is about one (message_echo, message_received). */
+  messageId?: number;
   data: Record<string, unknown>;
 }
 
@@ -51,7 +53,10 @@ export class Outbox {
       id: this.ids.nextNumber(),
       account_id: input.channel.accountId,
       channel_id: channelId,
-      contact_id: input.contactId === null ? null : Number(input.contactId),
+      // An event about a message is tied to the message only: it goes with it, and the contact
+      // index is not written for every message (migration 005).
+      contact_id: input.messageId !== undefined || input.contactId === null ? null : Number(input.contactId),
+      message_id: input.messageId ?? null,
       type: input.type,
       body,
       created_at: now,

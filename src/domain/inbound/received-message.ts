@@ -57,6 +57,7 @@ export function incomingMessageUnit(outbox: Outbox, m: IncomingMessage): { row: 
     type: m.direction === 'received' ? 'message_received' : 'message_echo',
     channel: m.channel,
     contactId: m.contact.id,
+    messageId: m.id,
     data: eventMessageData(view, m.channel.name),
   });
   const unit: WriteUnit = { insert: { messages: [row], events: [event] } };

@@ -193,7 +193,7 @@ export class MessageService {
       let wake = false;
       // A failed send is kept (with its reason) but not echoed.
       if (!failure) {
-        const { event, delivery } = deps.outbox.build({ type: 'message_echo', channel, contactId: contact.row.id, data: eventMessageData(view, channel.name) });
+        const { event, delivery } = deps.outbox.build({ type: 'message_echo', channel, contactId: contact.row.id, messageId: id, data: eventMessageData(view, channel.name) });
         unit.insert.events = [event];
         if (delivery) {
           unit.insert.deliveries = [delivery];

@@ -3,6 +3,7 @@ import { initial } from './001_initial.js';
 import { deliveryQueue } from './002_delivery_queue.js';
 import { chat } from './003_chat.js';
 import { messagesByChannel } from './004_messages_by_channel.js';
+import { eventsByMessage } from './005_events_by_message.js';
 
 export interface Migration {
   name: string;
@@ -10,7 +11,7 @@ export interface Migration {
 }
 
 /** Ordered list; append new migrations, never edit a released one. */
-export const MIGRATIONS: Migration[] = [initial, deliveryQueue, chat, messagesByChannel];
+export const MIGRATIONS: Migration[] = [initial, deliveryQueue, chat, messagesByChannel, eventsByMessage];
 
 export const migrationProvider: MigrationProvider = {
   getMigrations(): Promise<Record<string, KyselyMigration>> {

@@ -56,13 +56,21 @@ export class ConversationRepo {
    * service recorded it) and the last message sent to it that the platform took.
    */
   async lastActivity(accountId: number, contactId: number): Promise<{ lastInboundAt: number | null; lastSentAt: number | null }> {
-    const [inbound, sent] = await Promise.all([
+    const [received, action, sent] = await Promise.all([
+      this.db
+        .selectFrom('messages')
+        .select((eb) => eb.fn.max('created_at').as('at'))
+        .where('account_id', '=', accountId)
+        .where('contact_id', '=', contactId)
+        .where('direction', '=', 'received')
+        .executeTakeFirst(),
+      // Events about no single message name their contact (an opt-in, a button pressed).
       this.db
         .selectFrom('events')
         .select((eb) => eb.fn.max('created_at').as('at'))
         .where('account_id', '=', accountId)
         .where('contact_id', '=', contactId)
-        .where('type', 'in', ['message_received', 'postback', 'opt_in'])
+        .where('type', 'in', ['postback', 'opt_in'])
         .executeTakeFirst(),
       this.db
         .selectFrom('messages')
@@ -74,7 +82,8 @@ export class ConversationRepo {
         .executeTakeFirst(),
     ]);
     const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
-    return { lastInboundAt: num(inbound?.at), lastSentAt: num(sent?.at) };
+    const inbound = [num(received?.at), num(action?.at)].filter((t): t is number => t !== null);
+    return { lastInboundAt: inbound.length > 0 ? Math.max(...inbound) : null, lastSentAt: num(sent?.at) };
   }
 
   /** The latest message sent to the contact that the platform took (its quick replies are the ones on screen). */

@@ -12,7 +12,7 @@ import { unitRows, valueOf, type WriteUnit } from '../write-unit.js';
  * synchronously while it holds Kysely's connection, so no other transaction interleaves.
  */
 export class SqliteUnitWriter {
-  private readonly statements = new Map<string, BetterSqlite3.Statement>();
+  private readonly shapes = new Map<string, Array<{ columns: string[]; ignoreConflicts: boolean; statement: BetterSqlite3.Statement }>>();
   private readonly writeOne: (unit: WriteUnit) => void;
   private readonly writeAll: (batch: PendingUnit[]) => void;
 
@@ -52,15 +52,8 @@ export class SqliteUnitWriter {
 
   private write(unit: WriteUnit): void {
     for (const { table, rows, ignoreConflicts } of unitRows(unit)) {
-      // Rows of one call site share their shape: the first row's keys name the columns.
-      let columns = Object.keys(rows[0]!);
-      let statement = this.statement(table, columns, ignoreConflicts);
       for (const row of rows) {
-        const keys = Object.keys(row);
-        if (keys.length !== columns.length || keys.some((k, i) => k !== columns[i])) {
-          columns = keys;
-          statement = this.statement(table, columns, ignoreConflicts);
-        }
+        const { columns, statement } = this.statementFor(table, ignoreConflicts, row);
         const values = new Array<unknown>(columns.length);
         for (let i = 0; i < columns.length; i++) values[i] = valueOf(row, columns[i]!);
         statement.run(values);
@@ -68,15 +61,19 @@ export class SqliteUnitWriter {
     }
   }
 
-  private statement(table: string, columns: string[], ignoreConflicts: boolean): BetterSqlite3.Statement {
-    const key = `${table}|${ignoreConflicts ? 1 : 0}|${columns.join(',')}`;
-    let statement = this.statements.get(key);
-    if (!statement) {
-      const sql = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values (${columns.map(() => '?').join(', ')})${ignoreConflicts ? ' on conflict do nothing' : ''}`;
-      statement = this.connection.prepare(sql);
-      if (this.statements.size > 200) this.statements.clear();
-      this.statements.set(key, statement);
+  /** The prepared insert for a row's shape (its keys in order): a table has a few shapes, one per call site. */
+  private statementFor(table: string, ignoreConflicts: boolean, row: Record<string, unknown>): { columns: string[]; statement: BetterSqlite3.Statement } {
+    const keys = Object.keys(row);
+    const shapes = this.shapes.get(table) ?? [];
+    for (const shape of shapes) {
+      if (shape.ignoreConflicts === ignoreConflicts && shape.columns.length === keys.length && shape.columns.every((c, i) => c === keys[i])) return shape;
     }
-    return statement;
+    const sql = `insert into "${table}" (${keys.map((c) => `"${c}"`).join(', ')}) values (${keys.map(() => '?').join(', ')})${ignoreConflicts ? ' on conflict do nothing' : ''}`;
+    const shape = { columns: keys, ignoreConflicts, statement: this.connection.prepare(sql) };
+    // Bounded: shapes come from code, not from input, but a leak here would be silent.
+    if (shapes.length >= 16) shapes.pop();
+    shapes.unshift(shape);
+    this.shapes.set(table, shapes);
+    return shape;
   }
 }

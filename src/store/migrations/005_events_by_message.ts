@@ -1,0 +1,25 @@
+import type { Kysely } from 'kysely';
+import type { Migration } from './index.js';
+
+/**
+ * Fewer scattered index writes per message. Each index keyed by contact takes an entry in a
+ * different b-tree page for almost every message (conversations interleave), and every such page
+ * is written again at the next commit. An event about a message now names the message (an
+ * index in id order, so new entries land on the same last page) and leaves `contact_id` empty:
+ * it still goes when its contact goes, through the message. Events about no single message keep
+ * naming their contact.
+ *
+ * `messages_channel` goes: `messages_external` starts with (channel_id, direction) and serves the
+ * same lookups (the channel cascade, counting what a channel sent).
+ */
+export const eventsByMessage: Migration = {
+  name: '005_events_by_message',
+  async up(db: Kysely<unknown>): Promise<void> {
+    await db.schema
+      .alterTable('events')
+      .addColumn('message_id', 'bigint', (c) => c.references('messages.id').onDelete('cascade'))
+      .execute();
+    await db.schema.createIndex('events_message').on('events').column('message_id').execute();
+    await db.schema.dropIndex('messages_channel').execute();
+  },
+};
