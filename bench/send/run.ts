@@ -7,7 +7,7 @@
  * checks the targets (SQLite >= 0.40 of the baseline, PostgreSQL >= 0.20, p99 <= 20 ms, RSS <= 250 MB,
  * and every 201 in the store afterwards).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
@@ -115,6 +115,9 @@ interface Measured extends LoadResult {
 }
 
 async function measure(script: string, env: Record<string, string>): Promise<Measured> {
+  // Dirty pages left by earlier work (a previous run's database) are written out first, so
+  // their write-back does not compete with this run.
+  execFileSync('sync');
   const server = await start(script, env);
   try {
     const { port, token, channelId } = server.ready as { port: number; token?: string; channelId?: string };

@@ -80,7 +80,7 @@ export interface EventsTable {
   channel_id: number;
   /** The contact of an event that is not about one message (an event about a message reaches its contact through it). */
   contact_id: number | null;
-  /** The message an event is about (message_echo, message_received): deleted with it. */
+  /** The message an event is about (message_echo, message_received); deleted with the message's contact. */
   message_id: number | null;
   type: string;
   /** The exact JSON body sent to the webhook, so every retry signs the same bytes. */

@@ -43,8 +43,11 @@ export class Repos {
 
 /** Counts requests per account and window; shared by all instances on PostgreSQL. */
 export interface RateCounter {
-  /** Adds one request and returns the count in the window so far, this one included. */
-  hit(accountId: number, windowStart: number): Promise<number>;
+  /**
+   * Adds one request and returns its position in the window's count (this one included): a
+   * request is admitted when its position is within `limit`.
+   */
+  hit(accountId: number, windowStart: number, limit: number): Promise<number>;
   /** Drops finished windows. */
   prune(before: number): Promise<void>;
 }

@@ -70,12 +70,12 @@ for (const { dialect, skip } of await dialects()) {
     });
 
     test('rate counters count per account and window', async () => {
-      assert.equal(await store.rateCounter.hit(1, 1000), 1);
-      assert.equal(await store.rateCounter.hit(1, 1000), 2);
-      assert.equal(await store.rateCounter.hit(2, 1000), 1);
-      assert.equal(await store.rateCounter.hit(1, 2000), 1);
+      assert.equal(await store.rateCounter.hit(1, 1000, 100), 1);
+      assert.equal(await store.rateCounter.hit(1, 1000, 100), 2);
+      assert.equal(await store.rateCounter.hit(2, 1000, 100), 1);
+      assert.equal(await store.rateCounter.hit(1, 2000, 100), 1);
       await store.rateCounter.prune(2000);
-      assert.equal(await store.rateCounter.hit(1, 1000), 1, 'a pruned window starts again');
+      assert.equal(await store.rateCounter.hit(1, 1000, 100), 1, 'a pruned window starts again');
     });
 
     test('tokens: lookup by hash finds the account until revoked', async () => {

@@ -26,7 +26,7 @@ export class RateLimiter {
     const now = this.clock.now();
     const windowMs = this.windowSeconds * 1000;
     const windowStart = Math.floor(now / windowMs) * windowMs;
-    const count = await this.counter.hit(accountId, windowStart);
+    const count = await this.counter.hit(accountId, windowStart, limit);
     if (now - this.lastPrune > windowMs) {
       this.lastPrune = now;
       await this.counter.prune(windowStart);

@@ -7,6 +7,7 @@ import { MAX_INSTANCES } from '../../lib/ids.js';
 import type { DeliveryQueue } from '../delivery-queue.js';
 import { PostgresDeliveryQueue } from './delivery-queue.js';
 import { PostgresUnitWriter } from './unit-writer.js';
+import { LeasedRateCounter } from './leased-rate-counter.js';
 import { WriteBatcher } from '../write-batcher.js';
 import type { WriteUnit } from '../write-unit.js';
 
@@ -20,61 +21,6 @@ const types = {
 
 /** Advisory-lock namespace for instance leases ("parley" in ASCII). */
 const LOCK_NAMESPACE = 0x70726c79;
-
-/**
- * Hits of one event-loop turn for one account and window become ONE upsert adding their number:
- * one round trip and one row lock per turn instead of per request (the row of a busy account is
- * the hottest in the database). Each caller still gets its own exact position in the count.
- */
-class SharedRateCounter implements RateCounter {
-  private pending = new Map<string, { accountId: number; windowStart: number; waiters: Array<{ resolve(n: number): void; reject(e: unknown): void }> }>();
-  private scheduled = false;
-
-  constructor(private readonly db: Kysely<Database>) {}
-
-  hit(accountId: number, windowStart: number): Promise<number> {
-    return new Promise((resolve, reject) => {
-      const key = `${accountId}:${windowStart}`;
-      let entry = this.pending.get(key);
-      if (!entry) {
-        entry = { accountId, windowStart, waiters: [] };
-        this.pending.set(key, entry);
-      }
-      entry.waiters.push({ resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
-    });
-  }
-
-  private flush(): void {
-    this.scheduled = false;
-    const entries = [...this.pending.values()];
-    this.pending.clear();
-    for (const { accountId, windowStart, waiters } of entries) {
-      const n = waiters.length;
-      // A quota count need not survive a crash: this statement's commit does not wait for the WAL
-      // flush (synchronous_commit off for its own implicit transaction only).
-      sql<{ count: number }>`with s as (select set_config('synchronous_commit', 'off', true))
-        insert into rate_counters (account_id, window_start, count) select ${accountId}, ${windowStart}, ${n} from s
-        on conflict (account_id, window_start) do update set count = rate_counters.count + excluded.count
-        returning count`
-        .execute(this.db)
-        .then(
-          (result) => {
-            const count = Number(result.rows[0]?.count);
-            waiters.forEach((w, i) => w.resolve(count - n + 1 + i));
-          },
-          (error: unknown) => waiters.forEach((w) => w.reject(error)),
-        );
-    }
-  }
-
-  async prune(before: number): Promise<void> {
-    await this.db.deleteFrom('rate_counters').where('window_start', '<', before).execute();
-  }
-}
 
 /**
  * The scale-out store: several API and worker processes on one database. Each process leases an
@@ -93,7 +39,7 @@ export class PostgresStore extends KyselyStore {
     readonly instanceId: number,
   ) {
     super(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }));
-    this.rateCounter = new SharedRateCounter(this.db);
+    this.rateCounter = new LeasedRateCounter(this.db);
     const url = pool.options.connectionString;
     this.queue = new PostgresDeliveryQueue(this.db, LOCK_NAMESPACE, {
       client: () => new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 }),

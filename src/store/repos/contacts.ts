@@ -35,8 +35,16 @@ export class ContactsRepo {
     await this.db.updateTable('contacts').set(changes).where('account_id', '=', accountId).where('channel_id', '=', channelId).where('id', '=', id).execute();
   }
 
-  /** Deletes the contact; its messages, events (with their deliveries) and file rows go with it (foreign keys cascade). */
+  /**
+   * Deletes the contact with its messages, their events, its other events (deliveries go with
+   * their events) and file rows. Two statements: call it inside a transaction.
+   */
   async delete(accountId: number, channelId: number, id: number): Promise<boolean> {
+    // Events about a message name the message only; the rest cascades from the contact row.
+    await this.db
+      .deleteFrom('events')
+      .where('message_id', 'in', (eb) => eb.selectFrom('messages').select('id').where('account_id', '=', accountId).where('channel_id', '=', channelId).where('contact_id', '=', id))
+      .execute();
     const result = await this.db.deleteFrom('contacts').where('account_id', '=', accountId).where('channel_id', '=', channelId).where('id', '=', id).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
