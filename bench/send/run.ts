@@ -1,5 +1,5 @@
 /**
- * Send Message benchmark: `npm run bench -- send [--duration S] [--warmup S] [--stores sqlite,postgres]`.
+ * Send Message benchmark: `npm run bench -- send [--duration S] [--warmup S] [--rounds N] [--stores sqlite,postgres]`.
  *
  * In one run: a bare Fastify endpoint with the same body validation (the baseline), then Parley
  * on SQLite and on PostgreSQL, each loaded with 50 connections by a second process (load.ts).
@@ -31,6 +31,7 @@ const { values: args } = parseArgs({
     'pg-url': { type: 'string', default: process.env.PG_BENCH_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
     'no-write': { type: 'boolean', default: false },
     'docs-only': { type: 'boolean', default: false },
+    rounds: { type: 'string', default: '3' },
   },
 });
 const durationMs = Math.min(Number(args.duration), 30) * 1000;
@@ -55,8 +56,11 @@ async function bundle(script: string): Promise<string> {
   return outfile;
 }
 
+/** The Node flags `npm start` and `parley serve` run with; the baseline gets them as well. */
+const SERVER_NODE_FLAGS = ['--max-semi-space-size=32'];
+
 async function start(script: string, env: Record<string, string> = {}): Promise<Started> {
-  const child = spawn(process.execPath, [await bundle(script)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, await bundle(script)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const first = await lines.next();
   if (first.done) throw new Error(`${script} exited before it was ready`);
@@ -176,25 +180,40 @@ if (loadAtStart > 1.5) console.log(`note: load average ${loadAtStart.toFixed(1)}
 const show = (name: string, m: Measured) =>
   console.log(`${name.padEnd(18)} ${String(m.rps).padStart(6)} req/s  p50 ${m.latencyMs.p50} ms  p99 ${m.latencyMs.p99} ms  server CPU ${m.cpuUsPerRequest} us/req  RSS ${m.rssMb} MB`);
 
-// Each store is paired with a baseline measured just before it: the machine drifts.
+// Each store's run is paired with a baseline measured just before it (the machine drifts), and
+// the pair is repeated: the round with the median ratio is reported, every round's ratio with it.
+const rounds = Math.max(1, Math.min(Number(args.rounds), 5));
 const baselines: Record<string, Measured> = {};
 const runs: Record<string, Measured> = {};
+const roundRatios: Record<string, number[]> = {};
+/** Every round answered only 201s and stored every message it answered 201 for. */
+const clean: Record<string, boolean> = {};
 for (const store of stores) {
-  baselines[store] = await measure('baseline.ts', {});
-  show(`baseline (${store})`, baselines[store]!);
-  const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-'));
-  try {
-    if (store === 'sqlite') {
-      runs.sqlite = await measure('server.ts', { BENCH_DATABASE_URL: join(dataDir, 'bench.db'), BENCH_DATA_DIR: dataDir });
-    } else if (store === 'postgres') {
-      runs.postgres = await withPostgres(args['pg-url'], (url) => measure('server.ts', { BENCH_DATABASE_URL: url, BENCH_DATA_DIR: dataDir }));
-    } else throw new Error(`unknown store ${store}`);
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
+  const pairs: Array<{ baseline: Measured; parley: Measured; ratio: number }> = [];
+  for (let round = 1; round <= rounds; round++) {
+    const baseline = await measure('baseline.ts', {});
+    show(`baseline (${store})`, baseline);
+    const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-'));
+    let parley: Measured;
+    try {
+      if (store === 'sqlite') {
+        parley = await measure('server.ts', { BENCH_DATABASE_URL: join(dataDir, 'bench.db'), BENCH_DATA_DIR: dataDir });
+      } else if (store === 'postgres') {
+        parley = await withPostgres(args['pg-url'], (url) => measure('server.ts', { BENCH_DATABASE_URL: url, BENCH_DATA_DIR: dataDir }));
+      } else throw new Error(`unknown store ${store}`);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+    show(store, parley);
+    const ratio = parley.rps / baseline.rps;
+    console.log(`${''.padEnd(18)} round ${round}: ratio ${ratio.toFixed(2)}; 201 answers ${parley.created}, messages stored ${parley.stored}`);
+    pairs.push({ baseline, parley, ratio });
   }
-  const r = runs[store]!;
-  show(store, r);
-  console.log(`${''.padEnd(18)} ratio ${(r.rps / baselines[store]!.rps).toFixed(2)}; 201 answers ${r.created}, messages stored ${r.stored}`);
+  const median = [...pairs].sort((a, b) => a.ratio - b.ratio)[Math.floor((pairs.length - 1) / 2)]!;
+  baselines[store] = median.baseline;
+  runs[store] = median.parley;
+  roundRatios[store] = pairs.map((p) => Math.round(p.ratio * 1000) / 1000);
+  clean[store] = pairs.every(({ parley: p }) => p.errors === 0 && Object.keys(p.statuses).every((code) => code === '201') && p.stored === p.created);
 }
 
 const checks: Record<string, boolean> = {};
@@ -203,7 +222,7 @@ for (const [store, r] of Object.entries(runs)) {
   checks[`${store}: ratio >= ${minRatio}`] = r.rps / baselines[store]!.rps >= minRatio;
   checks[`${store}: p99 <= ${TARGETS.p99Ms} ms`] = r.latencyMs.p99 <= TARGETS.p99Ms;
   checks[`${store}: RSS <= ${TARGETS.rssMb} MB`] = r.rssMb !== null && r.rssMb <= TARGETS.rssMb;
-  checks[`${store}: no errors, every 201 stored`] = r.errors === 0 && Object.keys(r.statuses).every((s) => s === '201') && r.stored === r.created;
+  checks[`${store}: no errors, every 201 stored (every round)`] = clean[store] === true;
 }
 
 const results = {
@@ -215,12 +234,13 @@ const results = {
     warmupSeconds: warmupMs / 1000,
     durationSeconds: durationMs / 1000,
     request: 'POST /v1/messages, text, mobile channel in test mode, 100 phone numbers in turn, enterprise account',
-    server: 'bundled to plain JavaScript with esbuild (as a production build runs), one process',
+    server: `bundled to plain JavaScript with esbuild (as a production build runs), one process, node ${SERVER_NODE_FLAGS.join(' ')} (as npm start)`,
     sqlite: 'WAL, synchronous=NORMAL, group commit (one transaction per event-loop turn), checkpoints in a worker thread',
     postgres: 'local server, synchronous_commit=on, group commit (one prepared statement per batch), pool of 10',
   },
   targets: TARGETS,
-  runs: Object.fromEntries(Object.entries(runs).map(([k, r]) => [k, { baseline: baselines[k]!, parley: r, ratio: Math.round((r.rps / baselines[k]!.rps) * 1000) / 1000 }])),
+  rounds,
+  runs: Object.fromEntries(Object.entries(runs).map(([k, r]) => [k, { baseline: baselines[k]!, parley: r, ratio: Math.round((r.rps / baselines[k]!.rps) * 1000) / 1000, roundRatios: roundRatios[k] ?? [] }])),
   checks,
 };
 
@@ -247,6 +267,7 @@ function writeDocs(r: typeof results): void {
     `\`npm run bench -- send\` — measured ${r.date.slice(0, 10)} on ${r.machine.cpus} cores (${r.machine.cpu}), Node ${r.machine.node}; load average ${r.machine.loadAverageAtStart} at start.`,
     `${r.setup.connections} connections from a second process (undici), ${r.setup.warmupSeconds} s warm-up, ${r.setup.durationSeconds} s measured per run.`,
     `Request: ${r.setup.request}. The baseline is a bare Fastify endpoint with the same body validation and no store, measured just before each store's run.`,
+    `Each store ran ${r.rounds} rounds of (baseline, Parley); the table shows the round with the median ratio. Ratios of all rounds: ${Object.entries(r.runs).map(([k, v]) => `${label(k)} ${v.roundRatios.map((x) => x.toFixed(2)).join(', ')}`).join('; ')}.`,
     '',
     '| Run | Requests/s | Ratio to baseline | p50 ms | p99 ms | Server CPU µs/request | Server peak RSS MB |',
     '|---|---|---|---|---|---|---|',
@@ -265,25 +286,28 @@ function writeDocs(r: typeof results): void {
     '  transaction of prepared inserts (a failing unit makes the batch roll back and its units run one by one),',
     '  on PostgreSQL one statement, a named prepared `insert ... select * from unnest(...)` per table chained',
     '  as CTEs, with no BEGIN/COMMIT round trips. A 201 is answered only after the commit.',
+    '- Every index keyed by contact puts almost every message on a different b-tree page, and each such page',
+    '  is written to the WAL again at the next commit (4 KB for a 20-byte entry). Only `messages_contact`',
+    '  (List Messages) is left: events about a message name the message (an index in id order, so new',
+    '  entries share the last page) and the contact is reached through it; `messages_channel` went, as',
+    '  `messages_external` starts with the same columns. This took about a third off the time of the write.',
     '- SQLite WAL checkpoints (with their fsync) run in a worker thread on their own connection, not on the',
-    '  event loop. On PostgreSQL the hourly-quota counter takes one upsert per event-loop turn (not per request),',
-    '  committed without waiting for the WAL flush: a quota count need not survive a crash.',
-    '- What stays per message: the contact and channel indexes of `messages` and `events` (List Messages, deletes)',
-    '  put many distinct index pages into each commit; that write, not the JavaScript, is most of the store cost.',
-    ...(Object.entries(r.checks).some(([name, ok]) => !ok && name.includes('ratio'))
-      ? [
-          '',
-          'Where the time goes (measured while looking for the missing throughput; figures approximate, the machine',
-          'is shared): with `store.batchWrite` replaced by a no-op the server is not measurably faster, so the',
-          'group-committed write is not what limits it. A bare Fastify endpoint drops from about 31k to about 23k',
-          'requests/s once it has the service\'s logger and an auth-and-quota `onRequest` hook (per-request child',
-          'logger, a SHA-256 of the token, three rate-limit headers, async hooks); the whole service with a Send',
-          'Message handler that returns a constant answers about 20k/s, and with the real send path (store stubbed)',
-          'about 11k/s, although that path takes only about 7 µs of CPU when measured alone. That last difference is',
-          'not explained yet (candidates: garbage collection of the per-request objects in the larger heap, promise',
-          'hops, cache effects).',
-        ]
-      : []),
+    '  event loop. Under steady writes a passive checkpoint never reaches the end of the WAL, so past 32768',
+    '  frames the worker runs a RESTART checkpoint: the WAL is written again over blocks already allocated',
+    '  (a TRUNCATE checkpoint, which frees them, measured about 10% slower).',
+    '- The hourly quota costs no round trip on PostgreSQL: each instance leases blocks of positions in the',
+    '  shared count and hands them out locally (exact at the limit: blocks shrink to single requests there).',
+    '  On SQLite the count is in memory.',
+    '- Per request: token lookups are cached by the token itself (no hash on a hit), the hooks that only',
+    '  release a counter are callback hooks (no promise), and prepared inserts are found by row shape.',
+    '',
+    'Where the time goes (CPU profiles of the server under this load): on SQLite the event loop spends',
+    'about 23 µs per message in the store (inserts about 60%, the commit about 40%, most of it writing WAL',
+    'pages) and about 48 µs in the rest of the request (the bare endpoint: about 31 µs); with the store',
+    'write replaced by a no-op the service answers about 21k requests/s. On PostgreSQL the server process is',
+    'not busy all the time: a request waits 3 to 4 ms for its batch statement (inserts, the foreign-key',
+    'checks, the commit), and the two cores are shared by the server, PostgreSQL\'s backends and the load',
+    'generator. Repeated runs on this virtual machine differ by up to 20% (the baseline as much as Parley).',
     '',
     'Raw figures: `bench/results/send.json`. The machine is shared: a load average above 1 at the start means',
     'other work ran during the measurement, which lowers every figure, the baseline included.',
