@@ -4,6 +4,7 @@ import { deliveryQueue } from './002_delivery_queue.js';
 import { chat } from './003_chat.js';
 import { messagesByChannel } from './004_messages_by_channel.js';
 import { eventsByMessage } from './005_events_by_message.js';
+import { sqliteRowidIds } from './006_sqlite_rowid_ids.js';
 
 export interface Migration {
   name: string;
@@ -11,7 +12,7 @@ export interface Migration {
 }
 
 /** Ordered list; append new migrations, never edit a released one. */
-export const MIGRATIONS: Migration[] = [initial, deliveryQueue, chat, messagesByChannel, eventsByMessage];
+export const MIGRATIONS: Migration[] = [initial, deliveryQueue, chat, messagesByChannel, eventsByMessage, sqliteRowidIds];
 
 export const migrationProvider: MigrationProvider = {
   getMigrations(): Promise<Record<string, KyselyMigration>> {
