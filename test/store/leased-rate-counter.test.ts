@@ -87,6 +87,14 @@ describe('Leased rate counter (PostgreSQL)', { skip: pgOk ? false : 'PostgreSQL 
     assert.ok(admittedLate >= 20 - Math.ceil(20 / 16) - 1, `instance 1 got ${admittedLate} of the last 20`);
   });
 
+  test('requests of the old window still waiting when the next window starts are answered from the old one', async () => {
+    const [late, early] = await Promise.all([counters[0]!.hit(6, 1000, 100), counters[0]!.hit(6, 2000, 100)]);
+    assert.equal(late, 1);
+    assert.equal(early, 1);
+    assert.equal(await shared(6, 1000), 1);
+    assert.equal(await shared(6, 2000), 1);
+  });
+
   test('a new window starts from one', async () => {
     await counters[0]!.hit(4, 1000, 100);
     assert.equal(await counters[0]!.hit(4, 2000, 100), 1);

@@ -8,7 +8,8 @@ import type { Migration } from './index.js';
  * index in id order, so new entries land on the same last page) and leaves `contact_id` empty;
  * deleting a contact deletes its messages' events first (contacts repo). Events about no single
  * message keep naming their contact. No foreign key on `message_id`: on PostgreSQL its check
- * locks the message row for every event written, which cut Send Message throughput by a third.
+ * would lock the message row for every event written. Deleting a channel takes its events by
+ * their channel; deleting a contact takes its messages' events itself.
  *
  * `messages_channel` goes: `messages_external` starts with (channel_id, direction) and serves the
  * same lookups (the channel cascade, counting what a channel sent).

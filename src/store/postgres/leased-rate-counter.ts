@@ -10,6 +10,7 @@ const GROW_WITHIN_MS = 200;
 const FREE_SHARE = 1 / 16;
 
 interface AccountWindow {
+  accountId: number;
   windowStart: number;
   /** The account's hourly limit, as the latest request gave it. */
   limit: number;
@@ -40,6 +41,8 @@ interface AccountWindow {
  */
 export class LeasedRateCounter implements RateCounter {
   private readonly accounts = new Map<number, AccountWindow>();
+  /** Windows with requests waiting for tickets (a window replaced by the next one stays here until answered). */
+  private readonly due = new Set<AccountWindow>();
   private scheduled = false;
 
   constructor(private readonly db: Kysely<Database>) {}
@@ -47,8 +50,8 @@ export class LeasedRateCounter implements RateCounter {
   hit(accountId: number, windowStart: number, limit: number): Promise<number> {
     let state = this.accounts.get(accountId);
     if (!state || state.windowStart !== windowStart) {
-      // A new window starts with no lease; waiters of the old one are answered by their upsert.
-      state = { windowStart, limit, next: 0, end: 0, spare: 0, grantedAt: 0, known: 0, waiters: [], asking: false };
+      // A new window starts with no lease; requests still waiting in the old one are answered from it.
+      state = { accountId, windowStart, limit, next: 0, end: 0, spare: 0, grantedAt: 0, known: 0, waiters: [], asking: false };
       this.accounts.set(accountId, state);
     }
     state.limit = limit;
@@ -59,6 +62,7 @@ export class LeasedRateCounter implements RateCounter {
     const waiting = state;
     return new Promise((resolve, reject) => {
       waiting.waiters.push({ resolve, reject });
+      this.due.add(waiting);
       this.schedule();
     });
   }
@@ -73,13 +77,17 @@ export class LeasedRateCounter implements RateCounter {
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      for (const [accountId, state] of this.accounts) {
-        if (state.waiters.length > 0 && !state.asking) this.lease(accountId, state);
+      for (const state of this.due) {
+        // One in flight per window; the rest wait for it (and then take its spare tickets first).
+        if (state.asking) continue;
+        this.due.delete(state);
+        if (state.waiters.length > 0) this.lease(state);
       }
     });
   }
 
-  private lease(accountId: number, state: AccountWindow): void {
+  private lease(state: AccountWindow): void {
+    const { accountId } = state;
     const waiters = state.waiters.splice(0);
     // Tickets still held go first, in order; the rest come from a new block.
     while (waiters.length > 0 && state.next < state.end) {
@@ -117,6 +125,7 @@ export class LeasedRateCounter implements RateCounter {
       .finally(() => {
         state.asking = false;
         if (state.waiters.length > 0) this.schedule();
+        else this.due.delete(state);
       });
   }
 }
