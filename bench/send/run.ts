@@ -291,6 +291,8 @@ function writeDocs(r: typeof results): void {
     '  (List Messages) is left: events about a message name the message (an index in id order, so new',
     '  entries share the last page) and the contact is reached through it; `messages_channel` went, as',
     '  `messages_external` starts with the same columns. This took about a third off the time of the write.',
+    '- On SQLite the ids of messages, events and deliveries are the rowid (`integer primary key`): an insert',
+    '  writes one b-tree for the id, not a table and a separate unique index.',
     '- SQLite WAL checkpoints (with their fsync) run in a worker thread on their own connection, not on the',
     '  event loop. Under steady writes a passive checkpoint never reaches the end of the WAL, so past 32768',
     '  frames the worker runs a RESTART checkpoint: the WAL is written again over blocks already allocated',
