@@ -17,14 +17,23 @@ export interface WriteUnit {
   insert: UnitRows;
 }
 
+export interface TableRows {
+  table: UnitTable;
+  rows: Array<Record<string, unknown>>;
+  ignoreConflicts: boolean;
+}
+
 /** Rows of one table in a unit, in the order foreign keys need (a contact before its messages). */
-export function* unitRows(unit: WriteUnit): Generator<{ table: UnitTable; rows: Array<Record<string, unknown>>; ignoreConflicts: boolean }> {
+export function unitRows(unit: WriteUnit): TableRows[] {
+  // A plain array, not a generator: this runs for every unit on the write path.
+  const out: TableRows[] = [];
   for (const table of UNIT_TABLES) {
     const ensured = unit.ensure?.[table];
-    if (ensured && ensured.length > 0) yield { table, rows: ensured as Array<Record<string, unknown>>, ignoreConflicts: true };
+    if (ensured && ensured.length > 0) out.push({ table, rows: ensured as Array<Record<string, unknown>>, ignoreConflicts: true });
     const inserted = unit.insert[table];
-    if (inserted && inserted.length > 0) yield { table, rows: inserted as Array<Record<string, unknown>>, ignoreConflicts: false };
+    if (inserted && inserted.length > 0) out.push({ table, rows: inserted as Array<Record<string, unknown>>, ignoreConflicts: false });
   }
+  return out;
 }
 
 /** Columns of a set of rows: every key any row has (a missing nullable column is written as null). */

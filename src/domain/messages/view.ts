@@ -48,7 +48,21 @@ export function messageViewFromRow(row: MessageWithRefs): MessageView {
   });
 }
 
-/** Events add the channel's name to the shape. */
+/**
+ * Events add the channel's name to the shape. Built key by key (this runs for every message);
+ * typed as the shape, so a field added to it cannot be left out here.
+ */
 export function eventMessageData(view: MessageView, channelName: string): Record<string, unknown> {
-  return { ...view, channel: { ...view.channel, name: channelName } };
+  const data: MessageView = {
+    id: view.id,
+    direction: view.direction,
+    sent: view.sent,
+    delivered: view.delivered,
+    read: view.read,
+    channel: { id: view.channel.id, type: view.channel.type, name: channelName },
+    contact: view.contact,
+    content: view.content,
+  };
+  if (view.metadata !== undefined) data.metadata = view.metadata;
+  return data;
 }

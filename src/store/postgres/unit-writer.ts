@@ -2,13 +2,8 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { translatePostgresError } from '../errors.js';
 import type { PendingUnit } from '../write-batcher.js';
-import { columnsOf, unitRows, valueOf, UNIT_TABLES, type UnitTable, type WriteUnit } from '../write-unit.js';
+import { columnsOf, unitRows, valueOf, UNIT_TABLES, type TableRows, type WriteUnit } from '../write-unit.js';
 
-interface TableRows {
-  table: UnitTable;
-  ignoreConflicts: boolean;
-  rows: Array<Record<string, unknown>>;
-}
 
 /**
  * Writes a batch of units as ONE statement: per table, one insert of `unnest` over one array per
