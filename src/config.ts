@@ -169,7 +169,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       retryScheduleSeconds: schedule,
       timeoutMs: c.WEBHOOK_TIMEOUT_MS ?? 60_000,
       concurrency: c.WEBHOOK_CONCURRENCY ?? 64,
-      endpointConcurrency: c.WEBHOOK_ENDPOINT_CONCURRENCY ?? 8,
+      endpointConcurrency: c.WEBHOOK_ENDPOINT_CONCURRENCY ?? 16,
     },
     workerPollMs: c.WORKER_POLL_MS ?? 200,
     sharedModeMessageLimit: c.SHARED_MODE_MESSAGE_LIMIT ?? 1000,
