@@ -23,7 +23,12 @@ export default tseslint.config(
   },
   {
     files: ['src/domain/**/*.ts'],
-    rules: { 'no-restricted-imports': layer(['**/api/**', 'fastify', 'fastify/*', '@fastify/*', 'pg', 'better-sqlite3', 'socket.io', '**/chat/**', '**/config.js'], 'The domain holds the rules only: no HTTP, drivers, config or api imports.') },
+    rules: {
+      'no-restricted-imports': layer(
+        ['**/api/**', 'fastify', 'fastify/*', '@fastify/*', 'pg', 'better-sqlite3', 'socket.io', '**/chat/**', '**/config.js'],
+        'The domain holds the rules only: no HTTP, drivers, config or api imports.',
+      ),
+    },
   },
   {
     files: ['src/store/**/*.ts', 'src/delivery/**/*.ts', 'src/files/**/*.ts'],
@@ -31,10 +36,20 @@ export default tseslint.config(
   },
   {
     files: ['src/connectors/**/*.ts'],
-    rules: { 'no-restricted-imports': layer(['**/api/**', '**/domain/**', '**/store/**', '**/chat/**', '**/delivery/**'], 'Connectors are stateless and know neither the store nor the domain.') },
+    rules: {
+      'no-restricted-imports': layer(
+        ['**/api/**', '**/domain/**', '**/store/**', '**/chat/**', '**/delivery/**'],
+        'Connectors are stateless and know neither the store nor the domain.',
+      ),
+    },
   },
   {
     files: ['src/lib/**/*.ts', 'src/schemas/**/*.ts'],
-    rules: { 'no-restricted-imports': layer(['**/api/**', '**/domain/**', '**/store/**', '**/connectors/**', '**/delivery/**', '**/chat/**'], 'lib and schemas are the bottom layer.') },
+    rules: {
+      'no-restricted-imports': layer(
+        ['**/api/**', '**/domain/**', '**/store/**', '**/connectors/**', '**/delivery/**', '**/chat/**'],
+        'lib and schemas are the bottom layer.',
+      ),
+    },
   },
 );

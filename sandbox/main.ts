@@ -1,46 +1,83 @@
-import { STAND_INS } from './registry.js';
-import type { StandIn } from './shared/standin.js';
+import { join, resolve } from 'node:path';
+import { STAND_INS, type RunnableStandIn } from './registry.js';
+import { SandboxStateFile } from './shared/state-file.js';
 
 // `npm run sandbox`: every built stand-in on fixed ports from 127.0.0.1:9101 upward
-// (SANDBOX_PORT_BASE moves the range), until SIGINT/SIGTERM.
+// (SANDBOX_PORT_BASE moves the range), until SIGINT/SIGTERM. Accounts and credentials are kept
+// in $DATA_DIR/sandbox/state.json (default ./data/sandbox/state.json) across restarts.
 
 const HOST = '127.0.0.1';
+const DEFAULT_PORT_BASE = 9101;
+const LAST_OFFSET = Math.max(...STAND_INS.map((e) => e.portOffset));
 
 function portBase(): number {
   const raw = process.env.SANDBOX_PORT_BASE;
-  if (raw === undefined || raw === '') return 9101;
+  if (raw === undefined || raw === '') return DEFAULT_PORT_BASE;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 65000) throw new Error(`SANDBOX_PORT_BASE must be a port number, got ${raw}`);
+  if (!/^[0-9]+$/.test(raw) || n < 1 || n + LAST_OFFSET > 65535) {
+    throw new Error(`SANDBOX_PORT_BASE must be a port number from 1 to ${65535 - LAST_OFFSET}, got ${raw}`);
+  }
   return n;
+}
+
+function stateFilePath(): string {
+  const dataDir = process.env.DATA_DIR === undefined || process.env.DATA_DIR === '' ? './data' : process.env.DATA_DIR;
+  return join(resolve(dataDir), 'sandbox', 'state.json');
+}
+
+/** The lines to give the server so it talks to these stand-ins and accepts their calls. */
+function serverSettings(base: number, made: RunnableStandIn[]): string[] {
+  const env: Record<string, string> = {};
+  if (base !== DEFAULT_PORT_BASE) env.SANDBOX_PORT_BASE = String(base);
+  for (const m of made) Object.assign(env, m.serverEnv());
+  env.SOCIALNET_VERIFY_TOKEN = 'any-local-string';
+  return Object.entries(env).map(([k, v]) => `  export ${k}=${v}`);
 }
 
 async function main(): Promise<void> {
   const base = portBase();
-  const running: Array<{ platform: string; standIn: StandIn<unknown> }> = [];
+  const made = STAND_INS.map((entry) => ({ entry, ...entry.create() }));
+  const file = new SandboxStateFile(
+    stateFilePath(),
+    made.map((m) => ({ platform: m.entry.platform, standIn: m.standIn })),
+  );
+  const restored = file.restore();
+  file.watch();
+
+  const listening: typeof made = [];
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
-    console.log(`\n${signal}: stopping ${running.length} stand-in(s)`);
-    await Promise.allSettled(running.map((r) => r.standIn.close()));
+    console.log(`\n${signal}: stopping ${listening.length} stand-in(s)`);
+    file.flush();
+    await Promise.allSettled(listening.map((m) => m.standIn.close()));
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 
-  for (const entry of STAND_INS) {
-    const standIn = entry.create();
+  for (const m of made) {
+    const { platform, portOffset } = m.entry;
     try {
-      const url = await standIn.listen(base + entry.portOffset, HOST);
-      running.push({ platform: entry.platform, standIn });
-      console.log(`${entry.platform.padEnd(26)} ${url}   control API: ${url}/_sandbox   docs: sandbox/${entry.platform}/README.md`);
+      const url = await m.standIn.listen(base + portOffset, HOST);
+      listening.push(m);
+      console.log(`${platform.padEnd(26)} ${url}   control API: ${url}/_sandbox   docs: sandbox/${platform}/README.md`);
     } catch (err) {
-      console.error(`${entry.platform}: could not listen on ${HOST}:${base + entry.portOffset}: ${err instanceof Error ? err.message : String(err)}`);
-      await Promise.allSettled(running.map((r) => r.standIn.close()));
+      console.error(`${platform}: could not listen on ${HOST}:${base + portOffset}: ${err instanceof Error ? err.message : String(err)}`);
+      await Promise.allSettled(listening.map((l) => l.standIn.close()));
       process.exit(1);
     }
   }
+  // First run: the new random credentials are written at once, so even a killed sandbox keeps them.
+  file.save();
+  console.log(`\nAccounts ${restored.length > 0 ? 'restored from' : 'kept in'} ${file.path} (delete it for new ones).`);
+  console.log('Server settings for these stand-ins:');
+  for (const line of serverSettings(base, made)) console.log(line);
   console.log('Press Ctrl+C to stop.');
 }
 
-void main();
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : String(err));
+  process.exit(1);
+});

@@ -7,20 +7,45 @@ import { createRbmStandIn } from './rbm/server.js';
 import { createSmsproviderStandIn } from './smsprovider/server.js';
 import { createSocialnetChatStandIn } from './socialnet_chat/server.js';
 
-// Every built stand-in with its fixed port offset (base port + offset) for local use.
+// Every built stand-in with its fixed port offset (base port + offset) for local use. The server
+// derives the same URLs from SANDBOX_PORT_BASE (src/config.ts), so the offsets must not change.
+
+export interface RunnableStandIn {
+  standIn: StandIn<unknown>;
+  /** Server settings that must match this stand-in's accounts (besides its URL). */
+  serverEnv(): Record<string, string>;
+}
 
 export interface StandInEntry {
   platform: string;
   portOffset: number;
-  create(): StandIn<unknown>;
+  /** The server variable that sets this platform's base URL explicitly (it wins over SANDBOX_PORT_BASE). */
+  urlVariable: string;
+  create(): RunnableStandIn;
 }
 
+const plain = (standIn: StandIn<unknown>): RunnableStandIn => ({ standIn, serverEnv: () => ({}) });
+
 export const STAND_INS: StandInEntry[] = [
-  { platform: 'socialnet_chat', portOffset: 0, create: () => createSocialnetChatStandIn() },
-  { platform: 'botmsg', portOffset: 1, create: () => createBotmsgStandIn() },
-  { platform: 'smsprovider', portOffset: 2, create: () => createSmsproviderStandIn() },
-  { platform: 'appmsg', portOffset: 3, create: () => createAppmsgStandIn() },
-  { platform: 'rbm', portOffset: 4, create: () => createRbmStandIn() },
-  { platform: 'mailprovider', portOffset: 5, create: () => createMailproviderStandIn() },
-  { platform: 'appmsg_business_messages', portOffset: 6, create: () => createAppmsgBusinessMessagesStandIn() },
+  {
+    platform: 'socialnet_chat',
+    portOffset: 0,
+    urlVariable: 'SOCIALNET_API_URL',
+    create: () => {
+      const standIn = createSocialnetChatStandIn();
+      // The service verifies the platform's signature on inbound calls with the app secret.
+      return { standIn, serverEnv: () => ({ SOCIALNET_APP_ID: standIn.state.app.id, SOCIALNET_APP_SECRET: standIn.state.app.secret }) };
+    },
+  },
+  { platform: 'botmsg', portOffset: 1, urlVariable: 'BOTMSG_API_URL', create: () => plain(createBotmsgStandIn()) },
+  { platform: 'smsprovider', portOffset: 2, urlVariable: 'SMSPROVIDER_API_URL', create: () => plain(createSmsproviderStandIn()) },
+  { platform: 'appmsg', portOffset: 3, urlVariable: 'APPMSG_API_URL', create: () => plain(createAppmsgStandIn()) },
+  { platform: 'rbm', portOffset: 4, urlVariable: 'RBM_API_URL', create: () => plain(createRbmStandIn()) },
+  { platform: 'mailprovider', portOffset: 5, urlVariable: 'MAILPROVIDER_API_URL', create: () => plain(createMailproviderStandIn()) },
+  {
+    platform: 'appmsg_business_messages',
+    portOffset: 6,
+    urlVariable: 'APPMSG_BUSINESS_API_URL',
+    create: () => plain(createAppmsgBusinessMessagesStandIn()),
+  },
 ];

@@ -17,10 +17,15 @@ function find(dir) {
 }
 
 const filters = process.argv.slice(2);
-const files = find('test').filter((f) => filters.length === 0 || filters.some((x) => f.includes(x))).sort();
+const files = find('test')
+  .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
+  .sort();
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files], { stdio: 'inherit', env: process.env });
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files], {
+  stdio: 'inherit',
+  env: process.env,
+});
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -2,10 +2,11 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { loadConfig, ConfigError, type Config } from './config.js';
 import { openStore } from './store/open.js';
-import { AccountService } from './domain/accounts/service.js';
+import { AccountService, type Account } from './domain/accounts/service.js';
 import { IdGenerator } from './lib/ids.js';
 import { systemClock } from './lib/clock.js';
-import { isPlan, PLAN_NAMES } from './domain/accounts/plans.js';
+import { isPlan, PLAN_NAMES, type Plan } from './domain/accounts/plans.js';
+import { LocalFileStore } from './files/file-store.js';
 import { serve } from './main.js';
 
 const USAGE = `parley <command>
@@ -14,12 +15,18 @@ const USAGE = `parley <command>
   migrate                                 create or update the database schema
   account create --name N --plan free|developer|enterprise [--hourly-limit N] [--concurrency N]
   account list
+  account update --account ID [--name N] [--plan P] [--hourly-limit N|default] [--concurrency N|default]
+  account delete --account ID --yes       delete the account, its tokens, channels and all their data
+                                          (without --yes: print what would go, change nothing)
   token create --account ID               print a new access token (shown only now)
+  token list --account ID                 the account's tokens: id, prefix, created, last used, revoked
   token revoke --token T | --id ID        revoke a token
 
 Configuration is read from environment variables; see docs/configuration.md.`;
 
 class UsageError extends Error {}
+/** The command was understood but could not be done (no such account or token): exit code 1. */
+class Refusal extends Error {}
 
 function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -31,12 +38,33 @@ function positiveInt(name: string, value: string | undefined): number | undefine
   return Number(value);
 }
 
+/** A custom limit, or `default` (null) for the plan's own value. */
+function limit(name: string, value: string | undefined): number | null | undefined {
+  return value === 'default' ? null : positiveInt(name, value);
+}
+
+function accountIdOf(value: string | undefined): number {
+  if (!value || !/^[0-9]{1,16}$/.test(value)) throw new UsageError('--account ID is required');
+  return Number(value);
+}
+
+function accountJson(a: Account): Record<string, unknown> {
+  return { id: String(a.id), name: a.name, plan: a.plan, hourly_limit: a.hourlyLimit, concurrency: a.concurrency };
+}
+
 /** Account and token commands work on the store directly; no server needs to run. */
 async function withAccounts<T>(config: Config, work: (accounts: AccountService) => Promise<T>): Promise<T> {
   const store = await openStore(config.databaseUrl);
   try {
     await store.migrate();
-    const accounts = new AccountService({ store, ids: new IdGenerator(store.instanceId), clock: systemClock, authCacheMs: 0 });
+    const files = new LocalFileStore(config.filesDir);
+    const accounts = new AccountService({
+      store,
+      ids: new IdGenerator(store.instanceId),
+      clock: systemClock,
+      authCacheMs: 0,
+      removeFiles: (keys) => files.remove(keys),
+    });
     return await work(accounts);
   } finally {
     await store.close();
@@ -60,42 +88,92 @@ export async function runCli(argv: string[]): Promise<number> {
       return 0;
     }
     case 'account': {
-      const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, plan: { type: 'string' }, 'hourly-limit': { type: 'string' }, concurrency: { type: 'string' } } });
+      const { values } = parseArgs({
+        args: rest,
+        options: {
+          account: { type: 'string' },
+          name: { type: 'string' },
+          plan: { type: 'string' },
+          'hourly-limit': { type: 'string' },
+          concurrency: { type: 'string' },
+          yes: { type: 'boolean' },
+        },
+      });
       if (sub === 'list') {
         const list = await withAccounts(config, (accounts) => accounts.listAccounts());
-        print(list.map((a) => ({ id: String(a.id), name: a.name, plan: a.plan, hourly_limit: a.hourlyLimit, concurrency: a.concurrency })));
+        print(list.map(accountJson));
         return 0;
       }
-      if (sub !== 'create') throw new UsageError('account create | account list');
+      if (sub === 'update') {
+        const id = accountIdOf(values.account);
+        if (values.plan !== undefined && !isPlan(values.plan)) throw new UsageError(`--plan must be one of: ${PLAN_NAMES.join(', ')}`);
+        if (values.name === '') throw new UsageError('--name must not be empty');
+        const changes = {
+          name: values.name,
+          plan: values.plan as Plan | undefined,
+          hourlyLimit: limit('hourly-limit', values['hourly-limit']),
+          concurrency: limit('concurrency', values.concurrency),
+        };
+        if (Object.values(changes).every((v) => v === undefined)) throw new UsageError('account update needs --name, --plan, --hourly-limit or --concurrency');
+        const account = await withAccounts(config, (accounts) => accounts.updateAccount(id, changes));
+        if (!account) throw new Refusal(`no account ${id}`);
+        print(accountJson(account));
+        return 0;
+      }
+      if (sub === 'delete') {
+        const id = accountIdOf(values.account);
+        return withAccounts(config, async (accounts) => {
+          const account = await accounts.getAccount(id);
+          if (!account) throw new Refusal(`no account ${id}`);
+          if (!values.yes) {
+            // Irreversible and wide: without --yes only say what would go.
+            print({ account: accountJson(account), would_delete: await accounts.accountUsage(id) });
+            throw new Refusal(`nothing was deleted: account delete removes the account with everything listed; add --yes to do it`);
+          }
+          const deleted = await accounts.deleteAccount(id);
+          if (!deleted) throw new Refusal(`no account ${id}`);
+          print({ account: accountJson(account), deleted });
+          return 0;
+        });
+      }
+      if (sub !== 'create') throw new UsageError('account create | list | update | delete');
       if (!values.name) throw new UsageError('--name is required');
       if (!isPlan(values.plan)) throw new UsageError(`--plan must be one of: ${PLAN_NAMES.join(', ')}`);
       const plan = values.plan;
       const hourlyLimit = positiveInt('hourly-limit', values['hourly-limit']);
       const concurrency = positiveInt('concurrency', values.concurrency);
       const account = await withAccounts(config, (accounts) => accounts.createAccount({ name: values.name as string, plan, hourlyLimit, concurrency }));
-      print({ id: String(account.id), name: account.name, plan: account.plan, hourly_limit: account.hourlyLimit, concurrency: account.concurrency });
+      print(accountJson(account));
       return 0;
     }
     case 'token': {
       const { values } = parseArgs({ args: rest, options: { account: { type: 'string' }, token: { type: 'string' }, id: { type: 'string' } } });
-      if (sub === 'create') {
-        if (!values.account || !/^[0-9]+$/.test(values.account)) throw new UsageError('--account ID is required');
-        const accountId = Number(values.account);
-        const made = await withAccounts(config, async (accounts) => {
-          if (!(await accounts.getAccount(accountId))) throw new UsageError(`no account ${values.account}`);
-          return accounts.createToken(accountId);
+      if (sub === 'create' || sub === 'list') {
+        const accountId = accountIdOf(values.account);
+        return withAccounts(config, async (accounts) => {
+          if (!(await accounts.getAccount(accountId))) throw new Refusal(`no account ${accountId}`);
+          if (sub === 'list') {
+            print(await accounts.listTokens(accountId));
+          } else {
+            const made = await accounts.createToken(accountId);
+            print({ id: made.id, account_id: String(accountId), prefix: made.prefix, access_token: made.accessToken });
+          }
+          return 0;
         });
-        print({ id: made.id, account_id: values.account, access_token: made.accessToken });
-        return 0;
       }
       if (sub === 'revoke') {
-        const target = values.token ?? values.id;
-        if (!target) throw new UsageError('--token T or --id ID is required');
-        const revoked = await withAccounts(config, (accounts) => accounts.revokeToken(target));
-        print({ revoked });
-        return revoked ? 0 : 1;
+        if ((values.token === undefined) === (values.id === undefined)) throw new UsageError('token revoke needs --token T or --id ID (one of them)');
+        if (values.id !== undefined && !/^[0-9]{1,16}$/.test(values.id)) throw new UsageError('--id must be a token id (digits)');
+        const named = values.id !== undefined ? `token ${values.id}` : 'that token';
+        const outcome = await withAccounts(config, (accounts) =>
+          values.id !== undefined ? accounts.revokeTokenById(Number(values.id)) : accounts.revokeTokenByValue(values.token as string),
+        );
+        if (outcome === 'unknown') throw new Refusal(`no such token: ${named} does not exist`);
+        if (outcome === 'already_revoked') throw new Refusal(`${named} was revoked already`);
+        print({ revoked: true });
+        return 0;
       }
-      throw new UsageError('token create | token revoke');
+      throw new UsageError('token create | list | revoke');
     }
     case undefined:
     case 'help':
@@ -114,9 +192,9 @@ export async function main(argv: string[]): Promise<void> {
     if (code >= 0) process.exitCode = code;
   } catch (error) {
     if (error instanceof UsageError) process.stderr.write(`parley: ${error.message}\n\n${USAGE}\n`);
-    else if (error instanceof ConfigError) process.stderr.write(`parley: ${error.message}\n`);
+    else if (error instanceof ConfigError || error instanceof Refusal) process.stderr.write(`parley: ${error.message}\n`);
     else process.stderr.write(`parley: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exitCode = 2;
+    process.exitCode = error instanceof Refusal ? 1 : 2;
   }
 }
 

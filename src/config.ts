@@ -1,9 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { SocialnetAppSettings } from './connectors/registry-defaults.js';
+import type { ChatLimitSettings } from './domain/webchat/limits.js';
+import { checkTrustedProxies } from './lib/client-address.js';
+import { PRIVATE_FILE_MODE, ensurePrivateDirSync } from './lib/private-files.js';
 
 /**
  * Every setting of the service, read from the environment once. Nothing else reads process.env.
@@ -28,16 +31,30 @@ export const ConfigSchema = Type.Object({
   AUTH_CACHE_MS: Type.Optional(Type.Integer({ minimum: 0 })),
   CHANNEL_CACHE_MS: Type.Optional(Type.Integer({ minimum: 0 })),
   WEBHOOK_ALLOWLIST: Type.Optional(Type.String()),
+  MEDIA_ALLOWLIST: Type.Optional(Type.String()),
   WEBHOOK_RETRY_SCHEDULE: Type.Optional(Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?(,[0-9]+(\\.[0-9]+)?)*$' })),
   WEBHOOK_TIMEOUT_MS: Type.Optional(Positive),
   WEBHOOK_CONCURRENCY: Type.Optional(Positive),
   WEBHOOK_ENDPOINT_CONCURRENCY: Type.Optional(Positive),
+  WEBHOOK_ACCOUNT_CONCURRENCY: Type.Optional(Positive),
   WORKER_POLL_MS: Type.Optional(Positive),
   SHARED_MODE_MESSAGE_LIMIT: Type.Optional(Type.Integer({ minimum: 0 })),
   CHAT_MAX_UPLOAD_BYTES: Type.Optional(Positive),
+  CHAT_TRUSTED_PROXIES: Type.Optional(Type.String()),
+  CHAT_CONNECTIONS_PER_ADDRESS: Type.Optional(Positive),
+  CHAT_SESSIONS_PER_ADDRESS_PER_MINUTE: Type.Optional(Positive),
+  CHAT_SESSIONS_BURST: Type.Optional(Positive),
+  CHAT_EVENTS_PER_SECOND: Type.Optional(Positive),
+  CHAT_EVENTS_BURST: Type.Optional(Positive),
+  CHAT_UPLOAD_BYTES_PER_SESSION_PER_HOUR: Type.Optional(Positive),
+  CHAT_UPLOAD_BYTES_PER_ADDRESS_PER_HOUR: Type.Optional(Positive),
+  CHAT_CHANNEL_STORAGE_BYTES: Type.Optional(Positive),
+  CHAT_UPLOAD_TTL_SECONDS: Type.Optional(Positive),
+  CHAT_UPLOAD_SWEEP_SECONDS: Type.Optional(Positive),
   TLS_CERT_FILE: Type.Optional(Type.String({ minLength: 1 })),
   TLS_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
   BOOTSTRAP_ACCOUNT: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
+  SANDBOX_PORT_BASE: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 - 6 })),
   SOCIALNET_API_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   BOTMSG_API_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   APPMSG_API_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
@@ -82,11 +99,19 @@ export interface Config {
     timeoutMs: number;
     concurrency: number;
     endpointConcurrency: number;
+    /** Calls in flight for one account per worker process, so one account cannot take every slot. */
+    accountConcurrency: number;
   };
   workerPollMs: number;
   sharedModeMessageLimit: number;
   /** Largest file a web chat user may upload (file_upload). */
   chatMaxUploadBytes: number;
+  /** What one address, conversation and channel may use of the web chat. */
+  chatLimits: ChatLimitSettings;
+  /** Proxies whose X-Forwarded-For names the web chat's client (addresses, CIDR ranges, `loopback`...). */
+  chatTrustedProxies: string[];
+  /** How often unreferenced web chat uploads are looked for. */
+  chatUploadSweepMs: number;
   tls: { certFile: string; keyFile: string } | undefined;
   bootstrapAccount: boolean;
   platforms: {
@@ -100,6 +125,8 @@ export interface Config {
     nlpUrl: string | undefined;
     /** Deadline of each call to a platform (connectors). */
     timeoutMs: number;
+    /** Private hosts, addresses and ranges (optionally with a port) received files may be downloaded from. */
+    mediaAllowlist: string[];
     /** The socialnet_chat app the service runs as, and the brand-carrying names of its protocol. */
     socialnet: SocialnetAppSettings;
     botmsgSecretHeader: string;
@@ -116,13 +143,39 @@ function isSqlitePath(url: string): boolean {
 function loadOrCreateKey(dataDir: string): string {
   const file = join(dataDir, 'encryption.key');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDirSync(dataDir);
   const key = randomBytes(32).toString('base64');
-  writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  writeFileSync(file, `${key}\n`, { mode: PRIVATE_FILE_MODE });
+  chmodSync(file, PRIVATE_FILE_MODE);
   return key;
 }
 
-const NUMERIC = new Set(['PORT', 'BODY_LIMIT_BYTES', 'RATE_LIMIT_WINDOW_SECONDS', 'AUTH_CACHE_MS', 'CHANNEL_CACHE_MS', 'WEBHOOK_TIMEOUT_MS', 'WEBHOOK_CONCURRENCY', 'WEBHOOK_ENDPOINT_CONCURRENCY', 'WORKER_POLL_MS', 'SHARED_MODE_MESSAGE_LIMIT', 'CHAT_MAX_UPLOAD_BYTES', 'PLATFORM_TIMEOUT_MS']);
+const NUMERIC = new Set([
+  'PORT',
+  'BODY_LIMIT_BYTES',
+  'RATE_LIMIT_WINDOW_SECONDS',
+  'AUTH_CACHE_MS',
+  'CHANNEL_CACHE_MS',
+  'WEBHOOK_TIMEOUT_MS',
+  'WEBHOOK_CONCURRENCY',
+  'WEBHOOK_ENDPOINT_CONCURRENCY',
+  'WEBHOOK_ACCOUNT_CONCURRENCY',
+  'WORKER_POLL_MS',
+  'SHARED_MODE_MESSAGE_LIMIT',
+  'CHAT_MAX_UPLOAD_BYTES',
+  'PLATFORM_TIMEOUT_MS',
+  'SANDBOX_PORT_BASE',
+  'CHAT_CONNECTIONS_PER_ADDRESS',
+  'CHAT_SESSIONS_PER_ADDRESS_PER_MINUTE',
+  'CHAT_SESSIONS_BURST',
+  'CHAT_EVENTS_PER_SECOND',
+  'CHAT_EVENTS_BURST',
+  'CHAT_UPLOAD_BYTES_PER_SESSION_PER_HOUR',
+  'CHAT_UPLOAD_BYTES_PER_ADDRESS_PER_HOUR',
+  'CHAT_CHANNEL_STORAGE_BYTES',
+  'CHAT_UPLOAD_TTL_SECONDS',
+  'CHAT_UPLOAD_SWEEP_SECONDS',
+]);
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const raw: Record<string, unknown> = {};
@@ -141,14 +194,29 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const host = c.HOST ?? '0.0.0.0';
   const dataDir = resolve(c.DATA_DIR ?? './data');
   const databaseUrl = c.DATABASE_URL ?? join(dataDir, 'parley.db');
-  if (isSqlitePath(databaseUrl)) mkdirSync(dirname(resolve(databaseUrl)), { recursive: true });
+  if (isSqlitePath(databaseUrl)) ensurePrivateDirSync(dirname(resolve(databaseUrl)));
   const publicUrl = (c.PUBLIC_URL ?? `http://localhost:${port}/v1`).replace(/\/+$/, '');
   if (!publicUrl.endsWith('/v1')) throw new ConfigError(`Invalid configuration: PUBLIC_URL must end in /v1 (got ${publicUrl})`);
   if ((c.TLS_CERT_FILE === undefined) !== (c.TLS_KEY_FILE === undefined)) {
     throw new ConfigError('Invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE go together');
   }
+  const chatTrustedProxies = (c.CHAT_TRUSTED_PROXIES ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+  try {
+    checkTrustedProxies(chatTrustedProxies);
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration: CHAT_TRUSTED_PROXIES=${JSON.stringify(c.CHAT_TRUSTED_PROXIES)} (${(error as Error).message})`);
+  }
+  const hookConcurrency = c.WEBHOOK_CONCURRENCY ?? 64;
+  const endpointConcurrency = c.WEBHOOK_ENDPOINT_CONCURRENCY ?? 16;
+  // Half of the calls by default (at least one receiver's worth): the other accounts keep the rest.
+  const accountConcurrency = Math.min(hookConcurrency, c.WEBHOOK_ACCOUNT_CONCURRENCY ?? Math.max(endpointConcurrency, Math.ceil(hookConcurrency / 2)));
   const schedule = (c.WEBHOOK_RETRY_SCHEDULE ?? '60,300,1200,3600,10800,28800').split(',').map(Number);
-  const sandbox = 'http://127.0.0.1';
+  // A platform URL not set explicitly points at its local stand-in: `npm run sandbox` listens on
+  // consecutive ports from SANDBOX_PORT_BASE in this order (sandbox/registry.ts).
+  const standIn = (offset: number) => `http://127.0.0.1:${(c.SANDBOX_PORT_BASE ?? 9101) + offset}`;
   return {
     port,
     host,
@@ -165,27 +233,48 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     authCacheMs: c.AUTH_CACHE_MS ?? 5000,
     channelCacheMs: c.CHANNEL_CACHE_MS ?? 5000,
     webhook: {
-      allowlist: (c.WEBHOOK_ALLOWLIST ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0),
+      allowlist: (c.WEBHOOK_ALLOWLIST ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s.length > 0),
       retryScheduleSeconds: schedule,
       timeoutMs: c.WEBHOOK_TIMEOUT_MS ?? 60_000,
-      concurrency: c.WEBHOOK_CONCURRENCY ?? 64,
-      endpointConcurrency: c.WEBHOOK_ENDPOINT_CONCURRENCY ?? 16,
+      concurrency: hookConcurrency,
+      endpointConcurrency,
+      accountConcurrency,
     },
     workerPollMs: c.WORKER_POLL_MS ?? 200,
     sharedModeMessageLimit: c.SHARED_MODE_MESSAGE_LIMIT ?? 1000,
     chatMaxUploadBytes: c.CHAT_MAX_UPLOAD_BYTES ?? 10 * 1024 * 1024,
+    chatLimits: {
+      connectionsPerAddress: c.CHAT_CONNECTIONS_PER_ADDRESS ?? 50,
+      sessionsPerMinute: c.CHAT_SESSIONS_PER_ADDRESS_PER_MINUTE ?? 20,
+      sessionsBurst: c.CHAT_SESSIONS_BURST ?? 60,
+      eventsPerSecond: c.CHAT_EVENTS_PER_SECOND ?? 5,
+      eventsBurst: c.CHAT_EVENTS_BURST ?? 30,
+      uploadBytesPerSessionPerHour: c.CHAT_UPLOAD_BYTES_PER_SESSION_PER_HOUR ?? 50 * 1024 * 1024,
+      uploadBytesPerAddressPerHour: c.CHAT_UPLOAD_BYTES_PER_ADDRESS_PER_HOUR ?? 200 * 1024 * 1024,
+      channelStorageBytes: c.CHAT_CHANNEL_STORAGE_BYTES ?? 1024 * 1024 * 1024,
+      unreferencedUploadTtlMs: (c.CHAT_UPLOAD_TTL_SECONDS ?? 86_400) * 1000,
+    },
+    chatTrustedProxies,
+    chatUploadSweepMs: (c.CHAT_UPLOAD_SWEEP_SECONDS ?? 900) * 1000,
     tls: c.TLS_CERT_FILE && c.TLS_KEY_FILE ? { certFile: c.TLS_CERT_FILE, keyFile: c.TLS_KEY_FILE } : undefined,
     bootstrapAccount: (c.BOOTSTRAP_ACCOUNT ?? 'true') === 'true',
     platforms: {
-      socialnetApiUrl: c.SOCIALNET_API_URL ?? `${sandbox}:9101`,
-      botmsgApiUrl: c.BOTMSG_API_URL ?? `${sandbox}:9102`,
-      smsproviderApiUrl: c.SMSPROVIDER_API_URL ?? `${sandbox}:9103`,
-      appmsgApiUrl: c.APPMSG_API_URL ?? `${sandbox}:9104`,
-      rbmApiUrl: c.RBM_API_URL ?? `${sandbox}:9105`,
-      mailproviderApiUrl: c.MAILPROVIDER_API_URL ?? `${sandbox}:9106`,
-      appmsgBusinessApiUrl: c.APPMSG_BUSINESS_API_URL ?? `${sandbox}:9107`,
+      socialnetApiUrl: c.SOCIALNET_API_URL ?? standIn(0),
+      botmsgApiUrl: c.BOTMSG_API_URL ?? standIn(1),
+      smsproviderApiUrl: c.SMSPROVIDER_API_URL ?? standIn(2),
+      appmsgApiUrl: c.APPMSG_API_URL ?? standIn(3),
+      rbmApiUrl: c.RBM_API_URL ?? standIn(4),
+      mailproviderApiUrl: c.MAILPROVIDER_API_URL ?? standIn(5),
+      appmsgBusinessApiUrl: c.APPMSG_BUSINESS_API_URL ?? standIn(6),
       nlpUrl: c.NLP_URL,
       timeoutMs: c.PLATFORM_TIMEOUT_MS ?? 10_000,
+      mediaAllowlist: (c.MEDIA_ALLOWLIST ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s.length > 0),
       socialnet: {
         apiVersion: c.SOCIALNET_API_VERSION ?? 'v25.0',
         appId: c.SOCIALNET_APP_ID,

@@ -36,6 +36,9 @@ import { ChatPushRelay } from './domain/webchat/push.js';
 import { chatMessageFromView } from './domain/webchat/view.js';
 import { NotificationService } from './domain/notifications/service.js';
 import { ChatServer } from './chat/server.js';
+import { ChatLimits } from './domain/webchat/limits.js';
+import { UploadSweeper } from './files/upload-sweeper.js';
+import { clientAddressOf } from './lib/client-address.js';
 import { fileRoutes } from './api/routes/files.js';
 import { widgetRoutes } from './api/routes/widget.js';
 import { notificationRoutes } from './api/routes/notifications.js';
@@ -61,6 +64,8 @@ export interface Runtime {
   chat: ChatServer | null;
   /** Starts background workers for the configured role. */
   startWorkers(): void;
+  /** Removes the web chat uploads no message named in time (the workers also do it periodically). */
+  sweepUploads(): Promise<number>;
   /** Counters of this process's webhook worker (null before startWorkers, or without one). */
   webhookStats(): WorkerStats | null;
   close(): Promise<void>;
@@ -87,28 +92,36 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     defaultConnectors({
       publicUrl: config.publicUrl,
       timeoutMs: config.platforms.timeoutMs,
+      mediaAllowlist: config.platforms.mediaAllowlist,
       socialnet: { apiUrl: config.platforms.socialnetApiUrl, ...config.platforms.socialnet },
       botmsg: { apiUrl: config.platforms.botmsgApiUrl, secretHeaderName: config.platforms.botmsgSecretHeader },
     });
 
   const accounts = new AccountService({ store, ids, clock, authCacheMs: config.authCacheMs });
-  const channels = new ChannelService({ store, ids, clock, box, connectors, webhookAllowlist: config.webhook.allowlist });
-  // service_chat's connector is the service itself: always there.
-  if (!connectors.get('service_chat')) connectors.register(serviceChatConnector);
-  const outbox = new Outbox(ids, clock);
-  const channelCache = new ChannelCache(channels, config.channelCacheMs, () => clock.now());
   const removeFiles = async (keys: readonly string[]) => {
     for (const key of keys) {
       const path = resolvePath(config.filesDir, key);
       if (path.startsWith(config.filesDir + sep)) await rm(path, { force: true });
     }
   };
+  const channels = new ChannelService({ store, ids, clock, box, connectors, webhookAllowlist: config.webhook.allowlist, removeFiles });
+  // service_chat's connector is the service itself: always there.
+  if (!connectors.get('service_chat')) connectors.register(serviceChatConnector);
+  const outbox = new Outbox(ids, clock);
+  const channelCache = new ChannelCache(channels, config.channelCacheMs, () => clock.now());
   // Stored files: received attachments, profile pictures, web chat uploads ({base_url}/files/...).
   const storedFiles = new StoredFiles({ store, files: new LocalFileStore(config.filesDir), clock, baseUrl: config.publicUrl });
   // Contacts learn their platform profile on the first Get Contact; inbound events may change a
   // contact's addressing, so the send path's contact cache forgets it.
   const forgetContact = (contactId: number) => contacts.cache.forgetContact(contactId);
-  const profiles = new ProfileLoader({ store, clock, connectors, files: storedFiles, onContactChanged: forgetContact, logger: logger.child({ component: 'profiles' }) });
+  const profiles = new ProfileLoader({
+    store,
+    clock,
+    connectors,
+    files: storedFiles,
+    onContactChanged: forgetContact,
+    logger: logger.child({ component: 'profiles' }),
+  });
   const contacts = new ContactService({ store, ids, clock, channels: channelCache, cacheMs: config.channelCacheMs, removeFiles, profiles });
   const messages = new MessageService({
     store,
@@ -158,7 +171,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   // Web chat (service_chat): the chat rules, stored files, notifications, and what the site
   // sends to a service_chat contact pushed to the browser after it committed.
   const chatPush = new ChatPushRelay();
-  const chat = new ChatService({ store, ids, clock, box, outbox, files: storedFiles, maxUploadBytes: config.chatMaxUploadBytes });
+  const chatLimits = new ChatLimits(config.chatLimits, clock);
+  const chat = new ChatService({ store, ids, clock, box, outbox, files: storedFiles, maxUploadBytes: config.chatMaxUploadBytes, limits: chatLimits });
+  const uploadSweeper = new UploadSweeper({ files: storedFiles, clock, intervalMs: config.chatUploadSweepMs, logger: logger.child({ worker: 'uploads' }) });
   const notifications = new NotificationService({ store, clock, box, connectors, chat: chatPush });
   messages.onStored.add(({ channel, contactId, message }) => {
     if (channel.type === 'service_chat') chatPush.message(contactId, chatMessageFromView(message));
@@ -175,9 +190,17 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const chatServer =
     config.role === 'worker'
       ? null
-      : new ChatServer(app.server, { chat, logger: logger.child({ component: 'chat' }), databaseUrl: config.databaseUrl, maxMessageBytes: config.chatMaxUploadBytes + 64 * 1024 });
+      : new ChatServer(app.server, {
+          chat,
+          logger: logger.child({ component: 'chat' }),
+          databaseUrl: config.databaseUrl,
+          maxUploadBytes: config.chatMaxUploadBytes,
+          limits: chatLimits,
+          clientAddress: clientAddressOf(config.chatTrustedProxies),
+        });
   chatPush.attach(chatServer);
   let deliveryWorker: DeliveryWorker | null = null;
+  const stopSweeper = () => uploadSweeper.stop();
 
   return {
     config,
@@ -189,6 +212,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     app,
     chat: chatServer,
     webhookStats: () => (deliveryWorker ? { ...deliveryWorker.stats } : null),
+    sweepUploads: () => uploadSweeper.sweep(),
     startWorkers() {
       if (config.role !== 'api' && !deliveryWorker) {
         const hook = config.webhook;
@@ -203,6 +227,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
           timeoutMs: hook.timeoutMs,
           concurrency: hook.concurrency,
           endpointConcurrency: hook.endpointConcurrency,
+          accountConcurrency: hook.accountConcurrency,
           pollMs: config.workerPollMs,
           logger: logger.child({ worker: 'webhooks' }),
         });
@@ -213,6 +238,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
           unsubscribe();
           await worker.stop();
         });
+      }
+      if (config.role !== 'api' && !stoppers.includes(stopSweeper)) {
+        uploadSweeper.start();
+        stoppers.push(stopSweeper);
       }
       // Workers (webhook delivery, asynchronous platform sends) register here as they are built.
       void stoppers;

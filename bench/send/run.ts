@@ -52,7 +52,16 @@ interface Started {
 const BUILD = join(ROOT, '.tmp/bench-send');
 async function bundle(script: string): Promise<string> {
   const outfile = join(BUILD, script.replace(/\.ts$/, '.mjs'));
-  await build({ entryPoints: [join(HERE, script)], bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', outfile, logLevel: 'warning' });
+  await build({
+    entryPoints: [join(HERE, script)],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    outfile,
+    logLevel: 'warning',
+  });
   return outfile;
 }
 
@@ -60,7 +69,11 @@ async function bundle(script: string): Promise<string> {
 const SERVER_NODE_FLAGS = ['--max-semi-space-size=32'];
 
 async function start(script: string, env: Record<string, string> = {}): Promise<Started> {
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, await bundle(script)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, await bundle(script)], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const first = await lines.next();
   if (first.done) throw new Error(`${script} exited before it was ready`);
@@ -89,7 +102,10 @@ function peakRssMb(pid: number): number | null {
 
 function load(spec: LoadSpec): Promise<LoadResult> {
   return new Promise((resolveLoad, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'load.ts'), JSON.stringify(spec)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'load.ts'), JSON.stringify(spec)], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
     child.on('exit', (code) => (code === 0 ? resolveLoad(JSON.parse(out) as LoadResult) : reject(new Error(`load generator exited with ${code}`))));
@@ -107,7 +123,11 @@ async function stop(started: Started): Promise<Record<string, unknown> | null> {
 function bodies(channelId: string): string[] {
   // 100 contacts: the first messages create them, the rest find them.
   return Array.from({ length: 100 }, (_, i) =>
-    JSON.stringify({ channel: { id: channelId }, contact: { phone_number: `+4206011${String(i).padStart(5, '0')}` }, content: { type: 'text', payload: `Hello from the benchmark, message for contact ${i}.` } }),
+    JSON.stringify({
+      channel: { id: channelId },
+      contact: { phone_number: `+4206011${String(i).padStart(5, '0')}` },
+      content: { type: 'text', payload: `Hello from the benchmark, message for contact ${i}.` },
+    }),
   );
 }
 
@@ -140,8 +160,15 @@ async function measure(script: string, env: Record<string, string>): Promise<Mea
     const cpuAfter = cpuMicros(server.child.pid!);
     const rssMb = peakRssMb(server.child.pid!);
     const after = await stop(server);
-    const cpuUsPerRequest = cpuBefore !== null && cpuAfter !== null && result.requests > 0 ? Math.round(((cpuAfter - cpuBefore) / result.requests) * 10) / 10 : null;
-    return { ...result, created: result.created + warm.created, rssMb, cpuUsPerRequest, ...(after && typeof after.stored === 'number' ? { stored: after.stored } : {}) };
+    const cpuUsPerRequest =
+      cpuBefore !== null && cpuAfter !== null && result.requests > 0 ? Math.round(((cpuAfter - cpuBefore) / result.requests) * 10) / 10 : null;
+    return {
+      ...result,
+      created: result.created + warm.created,
+      rssMb,
+      cpuUsPerRequest,
+      ...(after && typeof after.stored === 'number' ? { stored: after.stored } : {}),
+    };
   } catch (error) {
     server.child.kill('SIGKILL');
     throw error;
@@ -178,7 +205,9 @@ console.log(`Send Message benchmark: ${connections} connections, ${warmupMs / 10
 if (loadAtStart > 1.5) console.log(`note: load average ${loadAtStart.toFixed(1)} at start: other work on this machine skews the figures`);
 
 const show = (name: string, m: Measured) =>
-  console.log(`${name.padEnd(18)} ${String(m.rps).padStart(6)} req/s  p50 ${m.latencyMs.p50} ms  p99 ${m.latencyMs.p99} ms  server CPU ${m.cpuUsPerRequest} us/req  RSS ${m.rssMb} MB`);
+  console.log(
+    `${name.padEnd(18)} ${String(m.rps).padStart(6)} req/s  p50 ${m.latencyMs.p50} ms  p99 ${m.latencyMs.p99} ms  server CPU ${m.cpuUsPerRequest} us/req  RSS ${m.rssMb} MB`,
+  );
 
 // Each store's run is paired with a baseline measured just before it (the machine drifts), and
 // the pair is repeated: the round with the median ratio is reported, every round's ratio with it.
@@ -228,7 +257,13 @@ for (const [store, r] of Object.entries(runs)) {
 const results = {
   benchmark: 'send',
   date: new Date().toISOString(),
-  machine: { cpus: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, loadAverageAtStart: Math.round(loadAtStart * 100) / 100 },
+  machine: {
+    cpus: cpus().length,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    loadAverageAtStart: Math.round(loadAtStart * 100) / 100,
+  },
   setup: {
     connections,
     warmupSeconds: warmupMs / 1000,
@@ -240,7 +275,12 @@ const results = {
   },
   targets: TARGETS,
   rounds,
-  runs: Object.fromEntries(Object.entries(runs).map(([k, r]) => [k, { baseline: baselines[k]!, parley: r, ratio: Math.round((r.rps / baselines[k]!.rps) * 1000) / 1000, roundRatios: roundRatios[k] ?? [] }])),
+  runs: Object.fromEntries(
+    Object.entries(runs).map(([k, r]) => [
+      k,
+      { baseline: baselines[k]!, parley: r, ratio: Math.round((r.rps / baselines[k]!.rps) * 1000) / 1000, roundRatios: roundRatios[k] ?? [] },
+    ]),
+  ),
   checks,
 };
 
@@ -267,11 +307,16 @@ function writeDocs(r: typeof results): void {
     `\`npm run bench -- send\` — measured ${r.date.slice(0, 10)} on ${r.machine.cpus} cores (${r.machine.cpu}), Node ${r.machine.node}; load average ${r.machine.loadAverageAtStart} at start.`,
     `${r.setup.connections} connections from a second process (undici), ${r.setup.warmupSeconds} s warm-up, ${r.setup.durationSeconds} s measured per run.`,
     `Request: ${r.setup.request}. The baseline is a bare Fastify endpoint with the same body validation and no store, measured just before each store's run.`,
-    `Each store ran ${r.rounds} rounds of (baseline, Parley); the table shows the round with the median ratio. Ratios of all rounds: ${Object.entries(r.runs).map(([k, v]) => `${label(k)} ${v.roundRatios.map((x) => x.toFixed(2)).join(', ')}`).join('; ')}.`,
+    `Each store ran ${r.rounds} rounds of (baseline, Parley); the table shows the round with the median ratio. Ratios of all rounds: ${Object.entries(r.runs)
+      .map(([k, v]) => `${label(k)} ${v.roundRatios.map((x) => x.toFixed(2)).join(', ')}`)
+      .join('; ')}.`,
     '',
     '| Run | Requests/s | Ratio to baseline | p50 ms | p99 ms | Server CPU µs/request | Server peak RSS MB |',
     '|---|---|---|---|---|---|---|',
-    ...Object.entries(r.runs).flatMap(([k, v]) => [row(`Baseline before ${label(k)}`, v.baseline, '1.00'), row(`Parley on ${label(k)}`, v.parley, v.ratio.toFixed(2))]),
+    ...Object.entries(r.runs).flatMap(([k, v]) => [
+      row(`Baseline before ${label(k)}`, v.baseline, '1.00'),
+      row(`Parley on ${label(k)}`, v.parley, v.ratio.toFixed(2)),
+    ]),
     '',
     `Targets: SQLite at least ${TARGETS.sqliteRatio} of the baseline (durability: WAL, \`synchronous=NORMAL\`), PostgreSQL at least ${TARGETS.postgresRatio}, p99 at most ${TARGETS.p99Ms} ms, server RSS at most ${TARGETS.rssMb} MB.`,
     '',
@@ -308,14 +353,16 @@ function writeDocs(r: typeof results): void {
     'pages) and about 40 µs in the rest of the request (the bare endpoint: about 30 µs); with the store',
     'write replaced by a no-op the service answers about 20k requests/s. On PostgreSQL the server process is',
     'not busy all the time: a request waits 3 to 4 ms for its batch statement (inserts, the foreign-key',
-    'checks, the commit), and the two cores are shared by the server, PostgreSQL\'s backends and the load',
+    "checks, the commit), and the two cores are shared by the server, PostgreSQL's backends and the load",
     'generator. Repeated runs on this virtual machine differ by up to 20% (the baseline as much as Parley).',
     '',
     'Raw figures: `bench/results/send.json`. The machine is shared: a load average above 1 at the start means',
     'other work ran during the measurement, which lowers every figure, the baseline included.',
     end,
   ].join('\n');
-  let text = existsSync(path) ? readFileSync(path, 'utf8') : '# Benchmarks\n\nFigures measured on the project\'s 2-core machine. Each section is rewritten by its benchmark script.\n';
+  let text = existsSync(path)
+    ? readFileSync(path, 'utf8')
+    : "# Benchmarks\n\nFigures measured on the project's 2-core machine. Each section is rewritten by its benchmark script.\n";
   const a = text.indexOf(begin);
   const b = text.indexOf(end);
   if (a >= 0 && b > a) text = `${text.slice(0, a)}${section}${text.slice(b + end.length)}`;

@@ -38,7 +38,10 @@ process.stdout.write(`${JSON.stringify({ port, token: accessToken, channelId: ch
 process.once('SIGTERM', () => {
   void (async () => {
     await runtime.app.close();
-    const row = await runtime.store.db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await runtime.store.db
+      .selectFrom('messages')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     process.stdout.write(`${JSON.stringify({ stored: Number(row.n) })}\n`);
     await runtime.close();
     process.exit(0);

@@ -110,7 +110,10 @@ interface ServerInfo {
 /** Starts bench/webhooks/server.ts and reads its ready line; `stop` returns its closing line. */
 async function startServer(env: Record<string, string>): Promise<{ info: ServerInfo; stop: () => Promise<Record<string, unknown>> }> {
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a.length > 0); // e.g. --cpu-prof
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'bench/webhooks/server.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'bench/webhooks/server.ts'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const first = await lines.next();
   if (first.done) throw new Error('benchmark server exited before it was ready');
@@ -177,7 +180,11 @@ async function lag(dialect: Dialect, extraEnv: Record<string, string> = {}): Pro
     const statuses: Record<string, number> = {};
     let accepted = 0;
     const send = async (n: number) => {
-      const body = JSON.stringify({ channel: { id: channelId }, contact: { phone_number: `+42060${String(1_000_000 + (n % 1000))}` }, content: { type: 'text', payload: `lag ${n}` } });
+      const body = JSON.stringify({
+        channel: { id: channelId },
+        contact: { phone_number: `+42060${String(1_000_000 + (n % 1000))}` },
+        content: { type: 'text', payload: `lag ${n}` },
+      });
       try {
         const res = await pool.request({ path: '/v1/messages', method: 'POST', headers, body });
         await res.body.dump();
@@ -207,7 +214,8 @@ async function lag(dialect: Dialect, extraEnv: Record<string, string> = {}): Pro
     if (process.env.BENCH_TIMELINE) {
       const start = receiver.timeline[0]?.[0] ?? 0;
       const buckets = new Map<number, number>();
-      for (const [sent, lagMs] of receiver.timeline) buckets.set(Math.floor((sent - start) / 250), Math.max(buckets.get(Math.floor((sent - start) / 250)) ?? 0, lagMs));
+      for (const [sent, lagMs] of receiver.timeline)
+        buckets.set(Math.floor((sent - start) / 250), Math.max(buckets.get(Math.floor((sent - start) / 250)) ?? 0, lagMs));
       process.stderr.write(`max lag per 250 ms: ${[...buckets.values()].join(' ')}\n`);
     }
     const sorted = [...receiver.lags].sort((a, b) => a - b);
@@ -254,10 +262,16 @@ function docsSection(results: Record<string, any>): string {
   if (sqlite) checks.push(`- ${sqlite.throughput.perSecond >= 3000 ? 'pass' : 'FAIL'}: SQLite at least 3000 deliveries/s (${sqlite.throughput.perSecond}/s)`);
   for (const d of rows) {
     const r = results.stores[d];
-    if (!r.lag.error) checks.push(`- ${r.lag.lagMs.p99 <= 100 ? 'pass' : 'FAIL'}: ${name(d)} p99 lag at most 100 ms at ${r.lag.offeredRate} events/s (${r.lag.lagMs.p99} ms)`);
+    if (!r.lag.error)
+      checks.push(`- ${r.lag.lagMs.p99 <= 100 ? 'pass' : 'FAIL'}: ${name(d)} p99 lag at most 100 ms at ${r.lag.offeredRate} events/s (${r.lag.lagMs.p99} ms)`);
     const rc = r.lagRaisedConcurrency;
-    if (rc && !rc.error) checks.push(`- ${rc.lagMs.p99 <= 100 ? 'pass' : 'FAIL'}: ${name(d)} p99 lag at most 100 ms at ${rc.offeredRate} events/s with WEBHOOK_ENDPOINT_CONCURRENCY=${rc.endpointConcurrency} (${rc.lagMs.p99} ms)`);
-    checks.push(`- ${r.throughput.delivered === r.throughput.events && (r.lag.error || r.lag.delivered === r.lag.accepted) ? 'pass' : 'FAIL'}: ${name(d)} every event delivered`);
+    if (rc && !rc.error)
+      checks.push(
+        `- ${rc.lagMs.p99 <= 100 ? 'pass' : 'FAIL'}: ${name(d)} p99 lag at most 100 ms at ${rc.offeredRate} events/s with WEBHOOK_ENDPOINT_CONCURRENCY=${rc.endpointConcurrency} (${rc.lagMs.p99} ms)`,
+      );
+    checks.push(
+      `- ${r.throughput.delivered === r.throughput.events && (r.lag.error || r.lag.delivered === r.lag.accepted) ? 'pass' : 'FAIL'}: ${name(d)} every event delivered`,
+    );
   }
   return [
     '## Webhooks',
@@ -266,7 +280,7 @@ function docsSection(results: Record<string, any>): string {
     'The service runs in its own process (API and the delivery worker, default settings: 64 calls in flight, 16 per',
     `receiver${results.settings.endpointConcurrency ? `; this run WEBHOOK_ENDPOINT_CONCURRENCY=${results.settings.endpointConcurrency}` : ''}); a second process holds the receiver (a plain Node HTTP server answering`,
     '200 on 127.0.0.1) and, for the lag, the Send Message load. Each call is signed (HMAC-SHA1 and HMAC-SHA256) and',
-    'goes over a kept-alive connection; each try and the delivery\'s new state are written back.',
+    "goes over a kept-alive connection; each try and the delivery's new state are written back.",
     '',
     '**Throughput.** A backlog of events is written before the worker starts; the rate is the number of events over',
     'the time from the first arrival to the last.',
@@ -298,8 +312,8 @@ function docsSection(results: Record<string, any>): string {
     '',
     '- A claim is one statement that picks the earliest due rows (at most 32 of one channel), leases them and returns',
     '  them with their event bodies; on PostgreSQL it locks them with `FOR UPDATE SKIP LOCKED`. On SQLite the',
-    '  statements are prepared once and run on the raw connection while holding the store\'s connection.',
-    '- Results are written back in batches: the tries and the rows\' new states of everything that ended meanwhile, in',
+    "  statements are prepared once and run on the raw connection while holding the store's connection.",
+    "- Results are written back in batches: the tries and the rows' new states of everything that ended meanwhile, in",
     '  one transaction (SQLite) or one statement (PostgreSQL, committed without waiting for the WAL flush: losing',
     '  one in a database crash only means a delivery is sent again).',
     '- New events wake the worker at once (in process, or by `NOTIFY` from API-only processes); claimed rows wait',
@@ -335,7 +349,13 @@ if (await postgresAvailable()) stores.push('postgres');
 else process.stderr.write('PostgreSQL is not reachable; measuring SQLite only.\n');
 const results: Record<string, any> = {
   date: new Date().toISOString().slice(0, 10),
-  machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, loadAverageAtStart: Math.round(loadavg()[0]! * 100) / 100 },
+  machine: {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    loadAverageAtStart: Math.round(loadavg()[0]! * 100) / 100,
+  },
   settings: { events: EVENTS, rate: RATE, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, endpointConcurrency: args['endpoint-concurrency'] ?? null },
   stores: {},
 };

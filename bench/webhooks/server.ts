@@ -52,7 +52,12 @@ for (let start = 0; start < backlog; start += 500) {
   await runtime.store.transaction(async (tx) => {
     for (let i = start; i < Math.min(start + 500, backlog); i++) {
       const channel = made[i % made.length]!;
-      await outbox.append(tx, { type: 'message_echo', channel, contactId: null, data: { channel: { id: channel.id, type: 'mobile' }, n: i, content: { type: 'text', payload: 'benchmark' } } });
+      await outbox.append(tx, {
+        type: 'message_echo',
+        channel,
+        contactId: null,
+        data: { channel: { id: channel.id, type: 'mobile' }, n: i, content: { type: 'text', payload: 'benchmark' } },
+      });
     }
   });
 }
@@ -69,7 +74,11 @@ process.once('SIGTERM', () => {
     const worker = runtime.webhookStats();
     // Counted after the worker wrote back its last results.
     const store = await openStore(databaseUrl);
-    const rows = await store.db.selectFrom('deliveries').select(['status', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('status').execute();
+    const rows = await store.db
+      .selectFrom('deliveries')
+      .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy('status')
+      .execute();
     await store.close();
     process.stdout.write(`${JSON.stringify({ deliveries: Object.fromEntries(rows.map((r) => [r.status, Number(r.n)])), worker })}\n`);
     process.exit(0);

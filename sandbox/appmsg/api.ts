@@ -72,9 +72,19 @@ const setWebhook: Handler = async (ctx, bot, body) => {
   const unknown = eventTypes.find((e) => !FILTERABLE_EVENTS.includes(e) && e !== 'message');
   if (unknown !== undefined) throw new ApiStatus('badData', `unknown event type ${unknown}`);
   // The platform calls the URL once and needs HTTP 200 before it accepts it.
-  const check = await ctx.webhooks.post(bot, url, { event: 'webhook', timestamp: ctx.state.clock.now(), chat_hostname: CHAT_HOSTNAME, message_token: ctx.webhooks.nextToken() });
+  const check = await ctx.webhooks.post(bot, url, {
+    event: 'webhook',
+    timestamp: ctx.state.clock.now(),
+    chat_hostname: CHAT_HOSTNAME,
+    message_token: ctx.webhooks.nextToken(),
+  });
   if (check.status !== 200) throw new ApiStatus('invalidUrl', `Result[HttpResponse(${check.status ?? 'no response'})]`);
-  bot.webhook = { url, eventTypes: eventTypes.filter((e) => e !== 'message'), sendName: optBoolean(body.send_name) ?? true, sendPhoto: optBoolean(body.send_photo) ?? true };
+  bot.webhook = {
+    url,
+    eventTypes: eventTypes.filter((e) => e !== 'message'),
+    sendName: optBoolean(body.send_name) ?? true,
+    sendPhoto: optBoolean(body.send_photo) ?? true,
+  };
   return ok({ event_types: bot.webhook.eventTypes });
 };
 
@@ -222,4 +232,3 @@ export function registerApi(app: FastifyInstance, ctx: AmContext): void {
     return reply.code(404).type('text/plain').send('Not Found');
   });
 }
-

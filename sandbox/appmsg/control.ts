@@ -38,11 +38,30 @@ function botView(ctx: AmContext, bot: AmBot): JsonRecord {
 }
 
 function userView(u: AmUser): JsonRecord {
-  return { id: u.id, name: u.name, avatar: u.avatar, country: u.country, language: u.language, api_version: u.apiVersion, subscribed: u.subscribed, registered: u.registered, online: u.online };
+  return {
+    id: u.id,
+    name: u.name,
+    avatar: u.avatar,
+    country: u.country,
+    language: u.language,
+    api_version: u.apiVersion,
+    subscribed: u.subscribed,
+    registered: u.registered,
+    online: u.online,
+  };
 }
 
 function sentView(m: AmSentMessage): JsonRecord {
-  return { message_token: m.token, receiver: m.receiver, source: m.source, body: m.body, sent_at: m.sentAt, delivered_at: m.deliveredAt, seen_at: m.seenAt, failed: m.failed };
+  return {
+    message_token: m.token,
+    receiver: m.receiver,
+    source: m.source,
+    body: m.body,
+    sent_at: m.sentAt,
+    delivered_at: m.deliveredAt,
+    seen_at: m.seenAt,
+    failed: m.failed,
+  };
 }
 
 function newUserId(): string {
@@ -96,7 +115,10 @@ export function registerControl(app: FastifyInstance, ctx: AmContext): void {
     const bot = botOr404(req, reply);
     return bot ? { bot: botView(ctx, bot) } : reply;
   });
-  for (const [route, blocked] of [['block', true], ['unblock', false]] as const) {
+  for (const [route, blocked] of [
+    ['block', true],
+    ['unblock', false],
+  ] as const) {
     app.post<{ Params: { botId: string } }>(`${p}/bots/:botId/${route}`, async (req, reply) => {
       const bot = botOr404(req, reply);
       if (!bot) return reply;
@@ -159,7 +181,12 @@ export function registerControl(app: FastifyInstance, ctx: AmContext): void {
   // The user opens the chat (deep link context optional). A JSON answer is the welcome message.
   route('conversation_started', async (req, _reply, bot, user) => {
     const body = asRecord(req.body);
-    const event: JsonRecord = { ...base('conversation_started'), type: optString(body.type) ?? 'open', user: ctx.webhooks.userObject(bot, user), subscribed: user.subscribed };
+    const event: JsonRecord = {
+      ...base('conversation_started'),
+      type: optString(body.type) ?? 'open',
+      user: ctx.webhooks.userObject(bot, user),
+      subscribed: user.subscribed,
+    };
     const context = optString(body.context);
     if (context !== undefined) event.context = context;
     const outcome = await ctx.webhooks.send(bot, event);
@@ -206,7 +233,8 @@ export function registerControl(app: FastifyInstance, ctx: AmContext): void {
     const action = optString(button.ActionType) ?? 'reply';
     if (action === 'reply') return userMessage(bot, user, { type: 'text', text: optString(button.ActionBody) ?? '' });
     if (action === 'location-picker') return userMessage(bot, user, { type: 'location', location: { lat: 50.087, lon: 14.421 } });
-    if (action === 'share-phone') return userMessage(bot, user, { type: 'contact', contact: { name: user.name, phone_number: optString(body.phone_number) ?? '420777000111' } });
+    if (action === 'share-phone')
+      return userMessage(bot, user, { type: 'contact', contact: { name: user.name, phone_number: optString(body.phone_number) ?? '420777000111' } });
     return controlError(reply, 400, `a ${action} button sends nothing to the bot`);
   });
 
@@ -237,10 +265,15 @@ export function registerControl(app: FastifyInstance, ctx: AmContext): void {
 
   route('contact', async (req, _reply, bot, user) => {
     const body = asRecord(req.body);
-    return userMessage(bot, user, { type: 'contact', contact: { name: optString(body.name) ?? user.name, phone_number: optString(body.phone_number) ?? '420777000111' } });
+    return userMessage(bot, user, {
+      type: 'contact',
+      contact: { name: optString(body.name) ?? user.name, phone_number: optString(body.phone_number) ?? '420777000111' },
+    });
   });
 
-  route('sticker', async (req, _reply, bot, user) => userMessage(bot, user, { type: 'sticker', sticker_id: optNumber(asRecord(req.body).sticker_id) ?? 40133 }));
+  route('sticker', async (req, _reply, bot, user) =>
+    userMessage(bot, user, { type: 'sticker', sticker_id: optNumber(asRecord(req.body).sticker_id) ?? 40133 }),
+  );
 
   // Receipts: one callback per message (default: every message not yet delivered / seen).
   for (const kind of ['delivered', 'seen', 'failed'] as const) {

@@ -30,6 +30,8 @@ export function createAppmsgStandIn(options: AppmsgOptions = {}): StandIn<Appmsg
   return buildStandIn(ctx, {
     platform: 'appmsg',
     media: state.media,
+    // Accounts and what they registered survive a restart; traffic does not.
+    persist: { keys: ['bots', 'users', 'nextToken'] },
     routes: (app) => {
       registerControl(app, ctx);
       registerApi(app, ctx);

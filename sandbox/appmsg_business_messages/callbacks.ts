@@ -23,7 +23,14 @@ export class BusinessCallbacks {
     if (service.callbackSecret) {
       headers[this.options.callbackSignatureHeaderName.toLowerCase()] = createHmac('sha256', service.callbackSecret).update(body).digest('hex');
     }
-    const record = await this.state.webhooks.send({ method: 'POST', url: service.callbackUrl, kind: String(payload.event), body, headers, timeoutMs: this.options.webhookTimeoutMs });
+    const record = await this.state.webhooks.send({
+      method: 'POST',
+      url: service.callbackUrl,
+      kind: String(payload.event),
+      body,
+      headers,
+      timeoutMs: this.options.webhookTimeoutMs,
+    });
     return { sent: true, record };
   }
 }

@@ -17,7 +17,14 @@ function answer(outcome: CallbackOutcome, payload: JsonRecord): JsonRecord {
 }
 
 function serviceView(s: AbService): JsonRecord {
-  return { service_id: s.serviceId, allowed_ips: s.allowedIps, callback_url: s.callbackUrl, callback_secret: s.callbackSecret, blocked: s.blocked, billing_permitted: s.billingPermitted };
+  return {
+    service_id: s.serviceId,
+    allowed_ips: s.allowedIps,
+    callback_url: s.callbackUrl,
+    callback_secret: s.callbackSecret,
+    blocked: s.blocked,
+    billing_permitted: s.billingPermitted,
+  };
 }
 
 function userView(u: AbUser): JsonRecord {
@@ -89,7 +96,10 @@ export function registerControl(app: FastifyInstance, ctx: AbContext, callbacks:
   };
 
   // The user blocks / unblocks the service (later sends answer SRVC_USER_BLOCKED) and the callback.
-  for (const [route, event] of [['block', 'unsubscribe'], ['unblock', 'subscribe']] as const) {
+  for (const [route, event] of [
+    ['block', 'unsubscribe'],
+    ['unblock', 'subscribe'],
+  ] as const) {
     app.post<{ Params: { id: string; phone: string } }>(`${p}/services/:id/users/:phone/${route}`, async (req, reply) => {
       const found = serviceAndUser(req.params.id, req.params.phone);
       if (typeof found === 'string') return controlError(reply, 404, found);
@@ -110,7 +120,9 @@ export function registerControl(app: FastifyInstance, ctx: AbContext, callbacks:
     const now = state.clock.now();
     found.user.lastReplyAt.set(found.service.serviceId, now);
     const token = optString(body.message_token);
-    const original = [...state.messages].reverse().find((m) => m.serviceId === found.service.serviceId && m.dest === found.user.phone && (token === undefined || m.token === token));
+    const original = [...state.messages]
+      .reverse()
+      .find((m) => m.serviceId === found.service.serviceId && m.dest === found.user.phone && (token === undefined || m.token === token));
     const payload: JsonRecord = {
       event: 'reply',
       service_id: found.service.serviceId,
@@ -132,7 +144,15 @@ export function registerControl(app: FastifyInstance, ctx: AbContext, callbacks:
     message.status = status;
     const service = state.services.get(message.serviceId);
     if (!service) return controlError(reply, 409, 'service was removed');
-    const payload = { event: 'status', message_token: message.token, status, timestamp: state.clock.now(), service_id: message.serviceId, dest: message.dest, seq: message.seq };
+    const payload = {
+      event: 'status',
+      message_token: message.token,
+      status,
+      timestamp: state.clock.now(),
+      service_id: message.serviceId,
+      dest: message.dest,
+      seq: message.seq,
+    };
     return answer(await callbacks.send(service, payload), payload);
   });
 

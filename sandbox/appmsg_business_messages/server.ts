@@ -25,6 +25,8 @@ export function createAppmsgBusinessMessagesStandIn(options: AppmsgBusinessOptio
 
   return buildStandIn(ctx, {
     platform: 'appmsg_business_messages',
+    // Accounts and what they registered survive a restart; traffic does not.
+    persist: { keys: ['services', 'users', 'templates'] },
     routes: (app) => {
       registerControl(app, ctx, callbacks);
       registerApi(app, ctx);

@@ -45,7 +45,8 @@ export function validateMessage(type: number, body: JsonRecord, templates: Map<s
   const message = isRecord(body.message) ? body.message : undefined;
   if (!message) throw bad('SRVC_BAD_PARAMETERS', 'message is required');
   const tracking = message['#tracking_data'];
-  if (REPLYABLE.includes(type) && (typeof tracking !== 'string' || tracking === '')) throw bad('SRVC_BAD_PARAMETERS', '#tracking_data is required for this type');
+  if (REPLYABLE.includes(type) && (typeof tracking !== 'string' || tracking === ''))
+    throw bad('SRVC_BAD_PARAMETERS', '#tracking_data is required for this type');
   if (NOT_REPLYABLE.includes(type) && tracking !== undefined) throw bad('SRVC_BAD_PARAMETERS', '#tracking_data is not allowed for this type');
 
   if (TEXT.includes(type)) text(message);
@@ -65,7 +66,8 @@ export function validateMessage(type: number, body: JsonRecord, templates: Map<s
     required(message, '#action');
     if (optString(body.file_type) === undefined && optString(message.file_type) === undefined) throw bad('SRVC_BAD_PARAMETERS', 'file_type is required');
   } else if (VIDEO.includes(type)) {
-    if (optString(message['#media']) === undefined && optString(message['#action']) === undefined) throw bad('SRVC_BAD_PARAMETERS', '#media or #action is required');
+    if (optString(message['#media']) === undefined && optString(message['#action']) === undefined)
+      throw bad('SRVC_BAD_PARAMETERS', '#media or #action is required');
     const size = optNumber(body.file_size ?? message.file_size);
     if (size === undefined) throw bad('SRVC_BAD_PARAMETERS', 'file_size is required');
     if (size > 200 * 1024 * 1024) throw bad('SRVC_BAD_FILE_SIZE', 'file_size above 200 MB');

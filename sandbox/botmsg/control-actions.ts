@@ -31,7 +31,16 @@ function newUserMessage(ctx: BmContext, bot: BmBot, user: BmUser, content: JsonR
     date: seconds(ctx.state.clock.now()),
     ...content,
   };
-  ctx.state.messages.push({ botId: bot.id, chatId: user.id, messageId: message.message_id as number, fromBot: false, method: 'user', params: null, message, deleted: false });
+  ctx.state.messages.push({
+    botId: bot.id,
+    chatId: user.id,
+    messageId: message.message_id as number,
+    fromBot: false,
+    method: 'user',
+    params: null,
+    message,
+    deleted: false,
+  });
   return message;
 }
 
@@ -47,8 +56,7 @@ function memberUpdate(ctx: BmContext, bot: BmBot, user: BmUser, from: string, to
   };
 }
 
-const notStarted = (reply: FastifyReply): FastifyReply =>
-  controlError(reply, 409, 'the user has not started the bot (or blocked it); POST …/start first');
+const notStarted = (reply: FastifyReply): FastifyReply => controlError(reply, 409, 'the user has not started the bot (or blocked it); POST …/start first');
 
 export function registerActionRoutes(app: FastifyInstance, ctx: BmContext): void {
   const p = `${CONTROL_PREFIX}/bots/:botId/users/:userId`;
@@ -111,7 +119,8 @@ export function registerActionRoutes(app: FastifyInstance, ctx: BmContext): void
     if (def === undefined) return controlError(reply, 400, 'type must be photo, document, video, audio or voice');
     const fileName = optString(body.file_name) ?? def.name;
     const base64 = optString(body.content_base64);
-    const data = base64 !== undefined ? Buffer.from(base64, 'base64') : type === 'photo' ? makePng(320, 240, colorFor(fileName)) : Buffer.from(`sandbox ${type}\n`);
+    const data =
+      base64 !== undefined ? Buffer.from(base64, 'base64') : type === 'photo' ? makePng(320, 240, colorFor(fileName)) : Buffer.from(`sandbox ${type}\n`);
     const file = storeFile(ctx, bot, type, data, optString(body.mime_type) ?? def.mime, fileName);
     const content: JsonRecord = mediaObject(ctx, file, { duration: optNumber(body.duration) ?? 3 });
     const caption = optString(body.caption);
@@ -152,7 +161,15 @@ export function registerActionRoutes(app: FastifyInstance, ctx: BmContext): void
     const data = optString(button?.callback_data);
     if (!button || data === undefined) return controlError(reply, 400, 'no callback_data button found in that message');
     const id = randomDigits(19);
-    ctx.state.callbackQueries.set(id, { id, botId: bot.id, userId: user.id, messageId: target.messageId, data, createdAt: ctx.state.clock.now(), answer: null });
+    ctx.state.callbackQueries.set(id, {
+      id,
+      botId: bot.id,
+      userId: user.id,
+      messageId: target.messageId,
+      data,
+      createdAt: ctx.state.clock.now(),
+      answer: null,
+    });
     const query = { id, from: userView(user), message: target.message, chat_instance: `-${randomDigits(18)}`, data };
     return answer(await ctx.updates.push(bot, 'callback_query', query), { callback_query_id: id });
   });

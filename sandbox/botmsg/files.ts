@@ -38,7 +38,14 @@ function pngSize(data: Buffer): { width: number; height: number } | null {
 function extOf(fileName: string, mime: string): string {
   const fromName = fileName.includes('.') ? fileName.split('.').pop() : undefined;
   if (fromName) return fromName.toLowerCase();
-  const table: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'video/mp4': 'mp4', 'audio/mpeg': 'mp3', 'audio/ogg': 'oga', 'application/pdf': 'pdf' };
+  const table: Record<string, string> = {
+    'image/png': 'png',
+    'image/jpeg': 'jpg',
+    'video/mp4': 'mp4',
+    'audio/mpeg': 'mp3',
+    'audio/ogg': 'oga',
+    'application/pdf': 'pdf',
+  };
   return table[mime] ?? 'bin';
 }
 
@@ -124,7 +131,16 @@ export function mediaObject(ctx: BmContext, file: BmFile, params: Record<string,
     case 'document':
       return { document: { file_name: file.fileName, mime_type: file.mimeType, ...fileView(file) } };
     case 'video':
-      return { video: { duration: Number(params.duration ?? 0), width: file.width, height: file.height, file_name: file.fileName, mime_type: file.mimeType, ...fileView(file) } };
+      return {
+        video: {
+          duration: Number(params.duration ?? 0),
+          width: file.width,
+          height: file.height,
+          file_name: file.fileName,
+          mime_type: file.mimeType,
+          ...fileView(file),
+        },
+      };
     case 'audio': {
       const audio: JsonRecord = { duration: Number(params.duration ?? 0), file_name: file.fileName, mime_type: file.mimeType, ...fileView(file) };
       if (typeof params.title === 'string') audio.title = params.title;

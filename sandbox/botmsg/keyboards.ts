@@ -32,9 +32,9 @@ function validateInline(rows: unknown[]): void {
     for (const b of buttons) {
       if (!isRecord(b)) throw badRequest("can't parse inline keyboard button: InlineKeyboardButton must be an Object");
       const text = optString(b.text);
-      if (text === undefined) throw badRequest("can't parse inline keyboard button: Field \"text\" must be of type String");
+      if (text === undefined) throw badRequest('can\'t parse inline keyboard button: Field "text" must be of type String');
       const actions = INLINE_ACTIONS.filter((a) => b[a] !== undefined);
-      if (actions.length === 0) throw badRequest('can\'t parse inline keyboard button: Text buttons are unallowed in the inline keyboard');
+      if (actions.length === 0) throw badRequest("can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard");
       if (actions.length > 1) throw badRequest("can't parse inline keyboard button: exactly one of the optional fields must be used");
       if (b.callback_data !== undefined) {
         const data = optString(b.callback_data) ?? '';
@@ -58,7 +58,7 @@ function validateReplyKeyboard(markup: JsonRecord, rows: unknown[]): void {
     if (!buttons) throw badRequest("can't parse keyboard button: KeyboardButton row must be an Array");
     for (const b of buttons) {
       const text = typeof b === 'string' ? b : isRecord(b) ? optString(b.text) : undefined;
-      if (text === undefined) throw badRequest("can't parse keyboard button: Field \"text\" must be of type String");
+      if (text === undefined) throw badRequest('can\'t parse keyboard button: Field "text" must be of type String');
       if (text === '') throw badRequest('keyboard button text is empty');
     }
   }

@@ -73,7 +73,16 @@ function record(ctx: BmContext, call: MethodCall, method: string, user: BmUser, 
   if (markup?.inline_keyboard !== undefined) message.reply_markup = { inline_keyboard: markup.inline_keyboard };
   const stored: JsonRecord = {};
   for (const [k, v] of Object.entries(params)) stored[k] = maybeJson(v);
-  ctx.state.messages.push({ botId: bot.id, chatId: user.id, messageId: message.message_id as number, fromBot: true, method, params: stored, message, deleted: false });
+  ctx.state.messages.push({
+    botId: bot.id,
+    chatId: user.id,
+    messageId: message.message_id as number,
+    fromBot: true,
+    method,
+    params: stored,
+    message,
+    deleted: false,
+  });
   return message;
 }
 
@@ -195,7 +204,9 @@ const editMessageText: MethodHandler = async (ctx, call) => {
   const markup = parseReplyMarkup(call.params.reply_markup);
   const newMarkup = markup?.inline_keyboard !== undefined ? { inline_keyboard: markup.inline_keyboard } : undefined;
   if (content.text === target.message.text && JSON.stringify(newMarkup) === JSON.stringify(target.message.reply_markup)) {
-    throw badRequest('message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message');
+    throw badRequest(
+      'message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message',
+    );
   }
   target.message.text = content.text;
   if (content.entities !== undefined) target.message.entities = content.entities;
@@ -211,7 +222,9 @@ const editMessageReplyMarkup: MethodHandler = async (ctx, call) => {
   const markup = parseReplyMarkup(call.params.reply_markup);
   const newMarkup = markup?.inline_keyboard !== undefined ? { inline_keyboard: markup.inline_keyboard } : undefined;
   if (JSON.stringify(newMarkup) === JSON.stringify(target.message.reply_markup)) {
-    throw badRequest('message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message');
+    throw badRequest(
+      'message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message',
+    );
   }
   if (newMarkup) target.message.reply_markup = newMarkup;
   else delete target.message.reply_markup;

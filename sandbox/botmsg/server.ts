@@ -38,6 +38,8 @@ export function createBotmsgStandIn(options: BotmsgOptions = {}): StandIn<Botmsg
     bodyLimit: BODY_LIMIT,
     formBodies: true,
     media: state.media,
+    // Accounts and what they registered survive a restart; traffic does not.
+    persist: { keys: ['bots', 'users'] },
     routes: (app) => {
       registerSetupRoutes(app, ctx);
       registerActionRoutes(app, ctx);

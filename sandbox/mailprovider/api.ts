@@ -105,7 +105,14 @@ function createMessage(ctx: MpContext, domain: MpDomain, f: ParsedForm, mime: bo
 }
 
 function routeView(r: MpRoute): JsonRecord {
-  return { id: r.id, priority: r.priority, description: r.description, expression: r.expression, actions: r.actions, created_at: new Date(r.createdAt).toUTCString() };
+  return {
+    id: r.id,
+    priority: r.priority,
+    description: r.description,
+    expression: r.expression,
+    actions: r.actions,
+    created_at: new Date(r.createdAt).toUTCString(),
+  };
 }
 
 function webhookId(raw: string | undefined): WebhookId {
@@ -153,7 +160,14 @@ export function registerApi(app: FastifyInstance, ctx: MpContext): void {
     const actions = values(f, 'action');
     if (!expression) throw new MpError(400, "'expression' parameter is missing");
     if (actions.length === 0) throw new MpError(400, "'action' parameter is missing");
-    const route: MpRoute = { id: randomHex(12), priority: Number(values(f, 'priority')[0] ?? 0) || 0, description: values(f, 'description')[0] ?? '', expression, actions, createdAt: state.clock.now() };
+    const route: MpRoute = {
+      id: randomHex(12),
+      priority: Number(values(f, 'priority')[0] ?? 0) || 0,
+      description: values(f, 'description')[0] ?? '',
+      expression,
+      actions,
+      createdAt: state.clock.now(),
+    };
     state.routes.push(route);
     return { message: 'Route has been created', route: routeView(route) };
   });
@@ -246,7 +260,10 @@ export function registerApi(app: FastifyInstance, ctx: MpContext): void {
   app.setErrorHandler((err: unknown, req, reply) => {
     const e = err as { statusCode?: number; message?: string };
     if (req.url.startsWith(CONTROL_PREFIX)) return reply.code(e.statusCode ?? 500).send({ error: { message: e.message ?? 'error' } });
-    const mp = err instanceof MpError ? err : new MpError(e.statusCode === 413 ? 413 : e.statusCode !== undefined && e.statusCode < 500 ? 400 : 500, e.message ?? 'error');
+    const mp =
+      err instanceof MpError
+        ? err
+        : new MpError(e.statusCode === 413 ? 413 : e.statusCode !== undefined && e.statusCode < 500 ? 400 : 500, e.message ?? 'error');
     if (mp.plain) return reply.code(mp.httpStatus).type('text/plain').send(mp.message);
     return reply.code(mp.httpStatus).send({ message: mp.message });
   });

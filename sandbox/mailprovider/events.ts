@@ -49,7 +49,16 @@ export function eventData(ctx: MpContext, message: MpMessage, input: EventInput)
     domain: { name: message.domain },
   };
   if (input.event === 'delivered') {
-    data['delivery-status'] = { tls: true, 'mx-host': `mx.${domainOf(recipient)}`, code: 250, description: '', 'session-seconds': 0.43, 'attempt-no': 1, message: 'OK', 'certificate-verified': true };
+    data['delivery-status'] = {
+      tls: true,
+      'mx-host': `mx.${domainOf(recipient)}`,
+      code: 250,
+      description: '',
+      'session-seconds': 0.43,
+      'attempt-no': 1,
+      message: 'OK',
+      'certificate-verified': true,
+    };
   }
   if (input.event === 'failed') {
     const permanent = input.severity !== 'temporary';
@@ -65,20 +74,37 @@ export function eventData(ctx: MpContext, message: MpMessage, input: EventInput)
   if (input.event === 'opened' || input.event === 'clicked' || input.event === 'unsubscribed' || input.event === 'complained') {
     data.ip = '127.0.0.1';
     data.geolocation = { country: 'CZ', region: 'Prague', city: 'Prague' };
-    data['client-info'] = { 'client-type': 'browser', 'client-os': 'Linux', 'device-type': 'desktop', 'client-name': 'Sandbox', 'user-agent': 'Mozilla/5.0 (sandbox)' };
+    data['client-info'] = {
+      'client-type': 'browser',
+      'client-os': 'Linux',
+      'device-type': 'desktop',
+      'client-name': 'Sandbox',
+      'user-agent': 'Mozilla/5.0 (sandbox)',
+    };
   }
   if (input.event === 'clicked') data.url = input.url ?? 'https://example.com/';
   return data;
 }
 
-export async function sendEvent(ctx: MpContext, message: MpMessage, input: EventInput): Promise<{ data: JsonRecord; records: OutboundRecord[]; urls: string[] }> {
+export async function sendEvent(
+  ctx: MpContext,
+  message: MpMessage,
+  input: EventInput,
+): Promise<{ data: JsonRecord; records: OutboundRecord[]; urls: string[] }> {
   const data = eventData(ctx, message, input);
   const urls = ctx.state.domains.get(message.domain)?.webhooks.get(webhookIdFor(input)) ?? [];
   const records: OutboundRecord[] = [];
   for (const url of urls) {
     const body = JSON.stringify({ signature: signBody(ctx.state.webhookSigningKey, ctx.state.clock.now()), 'event-data': data });
     records.push(
-      await ctx.state.webhooks.send({ method: 'POST', url, kind: String(input.event), body, headers: { 'content-type': 'application/json' }, timeoutMs: ctx.options.webhookTimeoutMs }),
+      await ctx.state.webhooks.send({
+        method: 'POST',
+        url,
+        kind: String(input.event),
+        body,
+        headers: { 'content-type': 'application/json' },
+        timeoutMs: ctx.options.webhookTimeoutMs,
+      }),
     );
   }
   return { data, records, urls };

@@ -68,7 +68,9 @@ function stripped(text: string): { text: string; signature: string } {
 }
 
 function rawMime(mail: InboundMail): string {
-  const head = Object.entries(mail.headers).map(([k, v]) => `${k}: ${v}`).join('\r\n');
+  const head = Object.entries(mail.headers)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\r\n');
   return `${head}\r\nContent-Type: text/plain; charset="utf-8"\r\n\r\n${mail.text}\r\n`;
 }
 

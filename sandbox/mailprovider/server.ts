@@ -31,6 +31,8 @@ export function createMailproviderStandIn(options: MailproviderOptions = {}): St
     platform: 'mailprovider',
     bodyLimit: BODY_LIMIT,
     formBodies: true,
+    // Accounts and what they registered survive a restart; traffic does not.
+    persist: { keys: ['apiKeys', 'webhookSigningKey', 'domains', 'routes'] },
     routes: (app) => {
       registerControl(app, ctx);
       registerApi(app, ctx);

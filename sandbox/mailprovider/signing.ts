@@ -12,5 +12,11 @@ export interface BodySignature {
 export function signBody(key: string, nowMs: number): BodySignature {
   const timestamp = String(Math.floor(nowMs / 1000));
   const token = randomHex(25);
-  return { timestamp, token, signature: createHmac('sha256', key).update(timestamp + token).digest('hex') };
+  return {
+    timestamp,
+    token,
+    signature: createHmac('sha256', key)
+      .update(timestamp + token)
+      .digest('hex'),
+  };
 }

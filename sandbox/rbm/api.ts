@@ -43,7 +43,11 @@ export function registerApi(app: FastifyInstance, ctx: RbContext): void {
     const existing = state.agentMessages.find((m) => m.agentId === agent.id && m.messageId === messageId);
     if (existing) {
       if (ctx.options.duplicateMessageId === 'conflict') throw new RpcError(409, 'ALREADY_EXISTS', 'Requested entity already exists');
-      return { name: `phones/${existing.phone}/agentMessages/${existing.messageId}`, sendTime: iso(existing.sendTime), contentMessage: existing.body.contentMessage };
+      return {
+        name: `phones/${existing.phone}/agentMessages/${existing.messageId}`,
+        sendTime: iso(existing.sendTime),
+        contentMessage: existing.body.contentMessage,
+      };
     }
     const phone = state.phones.get(phoneNumber);
     if (!reachable(agent, phone)) throw notFound();
@@ -54,16 +58,19 @@ export function registerApi(app: FastifyInstance, ctx: RbContext): void {
     return { name: `phones/${phoneNumber}/agentMessages/${messageId}`, sendTime: iso(now), contentMessage: body.contentMessage };
   });
 
-  app.delete<{ Params: { phone: string; messageId: string }; Querystring: Record<string, string | undefined> }>('/v1/phones/:phone/agentMessages/:messageId', async (req) => {
-    const agent = agentFor(ctx, req, req.query.agentId);
-    await applyFault(ctx, 'revoke');
-    const phone = e164(req.params.phone);
-    const message = state.agentMessages.find((m) => m.agentId === agent.id && m.phone === phone && m.messageId === req.params.messageId && !m.revoked);
-    // A delivered message can no longer be revoked.
-    if (!message || message.deliveredAt !== null) throw notFound();
-    message.revoked = true;
-    return {};
-  });
+  app.delete<{ Params: { phone: string; messageId: string }; Querystring: Record<string, string | undefined> }>(
+    '/v1/phones/:phone/agentMessages/:messageId',
+    async (req) => {
+      const agent = agentFor(ctx, req, req.query.agentId);
+      await applyFault(ctx, 'revoke');
+      const phone = e164(req.params.phone);
+      const message = state.agentMessages.find((m) => m.agentId === agent.id && m.phone === phone && m.messageId === req.params.messageId && !m.revoked);
+      // A delivered message can no longer be revoked.
+      if (!message || message.deliveredAt !== null) throw notFound();
+      message.revoked = true;
+      return {};
+    },
+  );
 
   app.post<{ Params: { phone: string }; Querystring: Record<string, string | undefined> }>('/v1/phones/:phone/agentEvents', async (req: PhoneReq) => {
     const agent = agentFor(ctx, req, req.query.agentId);
@@ -152,7 +159,8 @@ export function registerApi(app: FastifyInstance, ctx: RbContext): void {
     await applyFault(ctx, 'launch');
     const product = asRecord(asRecord(req.body)[ctx.options.productKey]);
     const details = product.launchDetails;
-    if (!isRecord(details) || Object.keys(details).length === 0) throw invalidArgument(`${ctx.options.productKey}.launchDetails must name at least one carrier or region.`);
+    if (!isRecord(details) || Object.keys(details).length === 0)
+      throw invalidArgument(`${ctx.options.productKey}.launchDetails must name at least one carrier or region.`);
     for (const carrier of Object.keys(details)) {
       const current = agent.launch.get(carrier);
       if (current !== 'LAUNCH_STATE_LAUNCHED') agent.launch.set(carrier, 'LAUNCH_STATE_PENDING');
@@ -163,7 +171,12 @@ export function registerApi(app: FastifyInstance, ctx: RbContext): void {
   app.setErrorHandler((err: unknown, req, reply) => {
     const e = err as { statusCode?: number; message?: string };
     if (req.url.startsWith(CONTROL_PREFIX)) return reply.code(e.statusCode ?? 500).send({ error: { message: e.message ?? 'error' } });
-    const rpc = err instanceof RpcError ? err : e.statusCode !== undefined && e.statusCode < 500 ? invalidArgument(e.message ?? 'Invalid request.') : new RpcError(500, 'INTERNAL', 'Internal error encountered.');
+    const rpc =
+      err instanceof RpcError
+        ? err
+        : e.statusCode !== undefined && e.statusCode < 500
+          ? invalidArgument(e.message ?? 'Invalid request.')
+          : new RpcError(500, 'INTERNAL', 'Internal error encountered.');
     const { status, body } = renderRpcError(rpc);
     return reply.code(status).send(body);
   });

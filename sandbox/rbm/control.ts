@@ -107,7 +107,8 @@ export function registerControl(app: FastifyInstance, ctx: RbContext): void {
     const body = asRecord(req.body);
     const carrier = optString(body.carrier);
     const launchState = optString(body.state) ?? 'LAUNCH_STATE_LAUNCHED';
-    if (!carrier || !(LAUNCH_STATES as readonly string[]).includes(launchState)) return controlError(reply, 400, `carrier and state (${LAUNCH_STATES.join(', ')}) are required`);
+    if (!carrier || !(LAUNCH_STATES as readonly string[]).includes(launchState))
+      return controlError(reply, 400, `carrier and state (${LAUNCH_STATES.join(', ')}) are required`);
     agent.launch.set(carrier, launchState);
     return { agent: agentView(agent) };
   });
@@ -175,7 +176,12 @@ export function registerControl(app: FastifyInstance, ctx: RbContext): void {
     const mime = optString(body.mime_type) ?? 'image/png';
     const media = state.media.put(data, mime, fileName);
     const uri = originOf(ctx, req) + state.media.pathOf(media);
-    return userMessage(agent, phone, { userFile: { payload: { mimeType: mime, fileSizeBytes: data.length, fileUri: uri, fileName }, thumbnail: { mimeType: mime, fileSizeBytes: data.length, fileUri: uri } } });
+    return userMessage(agent, phone, {
+      userFile: {
+        payload: { mimeType: mime, fileSizeBytes: data.length, fileUri: uri, fileName },
+        thumbnail: { mimeType: mime, fileSizeBytes: data.length, fileUri: uri },
+      },
+    });
   });
 
   route('location', async (req, reply, agent, phone) => {
@@ -196,21 +202,32 @@ export function registerControl(app: FastifyInstance, ctx: RbContext): void {
     const cardIndex = optNumber(body.card_index);
     let suggestions = asArray(cm.suggestions) ?? [];
     if (cardIndex !== undefined) {
-      const card = isRecord(rc.standaloneCard) ? asRecord(rc.standaloneCard.cardContent) : asRecord(asArray(asRecord(rc.carouselCard).cardContents)?.[cardIndex]);
+      const card = isRecord(rc.standaloneCard)
+        ? asRecord(rc.standaloneCard.cardContent)
+        : asRecord(asArray(asRecord(rc.carouselCard).cardContents)?.[cardIndex]);
       suggestions = asArray(card.suggestions) ?? [];
     }
     const s = asRecord(suggestions[optNumber(body.index) ?? 0]);
     const item = isRecord(s.reply) ? s.reply : isRecord(s.action) ? s.action : undefined;
     if (!item) return controlError(reply, 400, 'no suggestion at that index');
-    return userMessage(agent, phone, { suggestionResponse: { postbackData: optString(item.postbackData) ?? '', text: optString(item.text) ?? '', type: isRecord(s.reply) ? 'REPLY' : 'ACTION' } });
+    return userMessage(agent, phone, {
+      suggestionResponse: { postbackData: optString(item.postbackData) ?? '', text: optString(item.text) ?? '', type: isRecord(s.reply) ? 'REPLY' : 'ACTION' },
+    });
   });
 
-  for (const [name, eventType] of [['delivered', 'DELIVERED'], ['read', 'READ']] as const) {
+  for (const [name, eventType] of [
+    ['delivered', 'DELIVERED'],
+    ['read', 'READ'],
+  ] as const) {
     route(name, async (req, reply, agent, phone) => {
       const wanted = optString(asRecord(req.body).message_id);
       const now = state.clock.now();
       const targets = state.agentMessages.filter(
-        (m) => m.agentId === agent.id && m.phone === phone.phone && !m.revoked && (wanted !== undefined ? m.messageId === wanted : name === 'delivered' ? m.deliveredAt === null : m.readAt === null),
+        (m) =>
+          m.agentId === agent.id &&
+          m.phone === phone.phone &&
+          !m.revoked &&
+          (wanted !== undefined ? m.messageId === wanted : name === 'delivered' ? m.deliveredAt === null : m.readAt === null),
       );
       if (targets.length === 0) return controlError(reply, 404, 'no matching agent message');
       const events: JsonRecord[] = [];

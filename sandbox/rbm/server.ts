@@ -33,6 +33,8 @@ export function createRbmStandIn(options: RbmOptions = {}): StandIn<RbmState> {
     platform: 'rbm',
     formBodies: true,
     media: state.media,
+    // Accounts and what they registered survive a restart; traffic does not.
+    persist: { keys: ['agents', 'phones', 'tokens'] },
     routes: (app) => {
       registerControl(app, ctx);
       registerTokenEndpoint(app, ctx);

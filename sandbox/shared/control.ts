@@ -77,9 +77,7 @@ export function registerCommonControlRoutes(app: FastifyInstance, deps: CommonCo
     const contains = req.query.path_contains;
     const since = Number(req.query.since_id ?? 0);
     return {
-      requests: deps.requests.entries.filter(
-        (e) => e.id > since && (contains === undefined || e.path.includes(contains)),
-      ),
+      requests: deps.requests.entries.filter((e) => e.id > since && (contains === undefined || e.path.includes(contains))),
     };
   });
   app.delete(`${p}/requests`, async () => {
@@ -91,9 +89,7 @@ export function registerCommonControlRoutes(app: FastifyInstance, deps: CommonCo
     await deps.outbound.settle();
     const since = Number(req.query.since_id ?? 0);
     return {
-      webhooks: deps.outbound.records
-        .filter((r) => r.id > since && (req.query.kind === undefined || r.kind === req.query.kind))
-        .map(outboundView),
+      webhooks: deps.outbound.records.filter((r) => r.id > since && (req.query.kind === undefined || r.kind === req.query.kind)).map(outboundView),
     };
   });
   app.post<{ Params: { id: string } }>(`${p}/webhooks/:id/redeliver`, async (req, reply) => {

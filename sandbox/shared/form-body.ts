@@ -57,13 +57,9 @@ export function parseUrlencoded(body: string): ParsedForm {
 }
 
 export function registerFormParsers(app: FastifyInstance, bodyLimit: number): void {
-  app.addContentTypeParser(
-    'application/x-www-form-urlencoded',
-    { parseAs: 'string', bodyLimit },
-    (_req, body, done) => {
-      done(null, parseUrlencoded(typeof body === 'string' ? body : body.toString('utf8')));
-    },
-  );
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit }, (_req, body, done) => {
+    done(null, parseUrlencoded(typeof body === 'string' ? body : body.toString('utf8')));
+  });
   app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer', bodyLimit }, (req, body, done) => {
     const buf = typeof body === 'string' ? Buffer.from(body) : body;
     parseMultipart(buf, String(req.headers['content-type'] ?? '')).then(

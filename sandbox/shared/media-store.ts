@@ -42,10 +42,7 @@ export function registerMediaRoutes(app: FastifyInstance, store: MediaStore): vo
   app.get<{ Params: { id: string; name: string } }>(`${MEDIA_PREFIX}/:id/:name`, async (req, reply) => {
     const media = store.get(req.params.id);
     if (!media) return reply.code(404).type('text/plain').send('Not Found');
-    return reply
-      .header('content-type', media.contentType)
-      .header('content-length', String(media.data.length))
-      .send(media.data);
+    return reply.header('content-type', media.contentType).header('content-length', String(media.data.length)).send(media.data);
   });
 }
 

@@ -50,12 +50,7 @@ function parsePayload(payload: unknown): unknown {
 }
 
 /** Logs every request whose path is a platform path (not control, not media). */
-export function registerRequestLog(
-  app: FastifyInstance,
-  log: RequestLog,
-  isPlatformPath: (path: string) => boolean,
-  now: () => number,
-): void {
+export function registerRequestLog(app: FastifyInstance, log: RequestLog, isPlatformPath: (path: string) => boolean, now: () => number): void {
   app.addHook('onSend', async (req: FastifyRequest, reply, payload) => {
     const path = req.url.split('?')[0] ?? req.url;
     if (isPlatformPath(path)) {

@@ -7,6 +7,7 @@ import { registerMediaRoutes, type MediaStore } from './media-store.js';
 import { OutboundLog, type OutboundRecord } from './outbound.js';
 import { RequestLog, registerRequestLog } from './request-log.js';
 import type { Sleeper } from './sleep.js';
+import { restoreSnapshot, snapshotOf, type PersistSpec } from './snapshot.js';
 
 // What every stand-in factory returns.
 export interface StandIn<S> {
@@ -21,6 +22,10 @@ export interface StandIn<S> {
   settle(): Promise<void>;
   /** Base URL once listening (or the configured public base URL). */
   baseUrl(): string | undefined;
+  /** The accounts, credentials and registrations kept across restarts, as JSON (see shared/snapshot.ts). */
+  snapshot(): Record<string, unknown>;
+  /** Puts a snapshot back (before listening), so earlier credentials keep working. */
+  restore(snapshot: unknown): void;
 }
 
 /** The part of every stand-in's state that the shared plumbing (control API, request log, webhooks) uses. */
@@ -59,7 +64,7 @@ export interface StandInContext<S extends StandInBaseState> {
   sleeper: Sleeper;
 }
 
-export interface StandInSetup {
+export interface StandInSetup<S> {
   /** Platform name: shown at GET /_sandbox and names the README (sandbox/<platform>/README.md). */
   platform: string;
   /** Largest request body in bytes (default 1 MiB, fastify's own). */
@@ -72,12 +77,14 @@ export interface StandInSetup {
   redeliver?: (record: OutboundRecord) => Promise<OutboundRecord>;
   /** Registers the platform's own API and control routes, after the shared ones. */
   routes(app: FastifyInstance): void;
+  /** What survives a restart of `npm run sandbox`. */
+  persist: PersistSpec<S>;
 }
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 /** Builds a stand-in: fastify app with the shared plumbing and control routes, plus the lifecycle. */
-export function buildStandIn<S extends StandInBaseState>(ctx: StandInContext<S>, setup: StandInSetup): StandIn<S> {
+export function buildStandIn<S extends StandInBaseState>(ctx: StandInContext<S>, setup: StandInSetup<S>): StandIn<S> {
   const { state, options: opts } = ctx;
   const bodyLimit = setup.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const app = Fastify({ logger: opts.logger, bodyLimit, forceCloseConnections: true });
@@ -106,6 +113,8 @@ export function buildStandIn<S extends StandInBaseState>(ctx: StandInContext<S>,
     ...lifecycle,
     settle: () => state.webhooks.settle(),
     baseUrl: () => opts.publicBaseUrl ?? state.baseUrl,
+    snapshot: () => snapshotOf(state, setup.persist),
+    restore: (snapshot) => restoreSnapshot(state, setup.persist, snapshot),
   };
 }
 
@@ -114,10 +123,7 @@ export interface ListenHooks {
   onClose(): void;
 }
 
-export function makeLifecycle(
-  app: FastifyInstance,
-  hooks: ListenHooks,
-): Pick<StandIn<unknown>, 'listen' | 'close'> {
+export function makeLifecycle(app: FastifyInstance, hooks: ListenHooks): Pick<StandIn<unknown>, 'listen' | 'close'> {
   return {
     async listen(port = 0, host = '127.0.0.1'): Promise<string> {
       await app.listen({ port, host });

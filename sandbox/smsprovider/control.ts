@@ -23,7 +23,14 @@ function accountView(ctx: SpContext): JsonRecord {
   };
 }
 
-async function report(ctx: SpContext, message: SpMessage, r: SpRecipient, status: RecipientStatus, reason: string | null, code: number | null): Promise<JsonRecord> {
+async function report(
+  ctx: SpContext,
+  message: SpMessage,
+  r: SpRecipient,
+  status: RecipientStatus,
+  reason: string | null,
+  code: number | null,
+): Promise<JsonRecord> {
   r.status = status;
   r.statusReason = reason;
   r.statusErrorCode = code;

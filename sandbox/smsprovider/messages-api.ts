@@ -184,7 +184,14 @@ export function registerMessagesApi(app: FastifyInstance, ctx: SpContext): void 
       return reply.code(e.statusCode ?? 500).send({ error: { message: e.message ?? 'error' } });
     }
     const e = err as { statusCode?: number; message?: string };
-    const spErr = err instanceof SpError ? err : new SpError(e.statusCode !== undefined && e.statusCode < 500 ? 400 : 500, e.statusCode !== undefined && e.statusCode < 500 ? 21 : 99, e.message ?? 'error');
+    const spErr =
+      err instanceof SpError
+        ? err
+        : new SpError(
+            e.statusCode !== undefined && e.statusCode < 500 ? 400 : 500,
+            e.statusCode !== undefined && e.statusCode < 500 ? 21 : 99,
+            e.message ?? 'error',
+          );
     const { status, body } = renderSpError(spErr);
     return reply.code(status).send(body);
   });

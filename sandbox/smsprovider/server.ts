@@ -39,6 +39,8 @@ export function createSmsproviderStandIn(options: SmsproviderStandInOptions = {}
     formBodies: true,
     // Retries are signed afresh (see SmsWebhooks.redeliver).
     redeliver: (record) => ctx.webhooks.redeliver(record),
+    // Accounts and what they registered survive a restart; traffic does not.
+    persist: { keys: ['accessKeys', 'signingKey', 'statusReportUrl', 'balance', 'numbers', 'optedOut'] },
     routes: (app) => {
       registerControlRoutes(app, ctx);
       registerMessagesApi(app, ctx);

@@ -4,14 +4,7 @@ import { CONTROL_PREFIX } from '../shared/control.js';
 import type { JsonRecord } from '../shared/values.js';
 import { originOf, type SnContext } from './context.js';
 import { ApiError, renderApiError, unknownPath } from './errors.js';
-import {
-  handleAccounts,
-  handleAppSubscriptions,
-  handleDebugToken,
-  handleNode,
-  handleOAuth,
-  handleSubscribedApps,
-} from './nodes-api.js';
+import { handleAccounts, handleAppSubscriptions, handleDebugToken, handleNode, handleOAuth, handleSubscribedApps } from './nodes-api.js';
 import { handleProfile } from './profile-api.js';
 import { handleAttachmentUpload, handleSend } from './send-api.js';
 import { authenticate } from './tokens.js';

@@ -35,12 +35,6 @@ export async function applyFault(ctx: SnContext, endpoint: string): Promise<void
     case 'server_error':
       throw transientError(fault.status ?? 500);
     case 'error':
-      throw new ApiError(
-        fault.code ?? 2,
-        fault.message ?? `(#${fault.code ?? 2}) Injected error`,
-        fault.subcode,
-        'OAuthException',
-        fault.status ?? 400,
-      );
+      throw new ApiError(fault.code ?? 2, fault.message ?? `(#${fault.code ?? 2}) Injected error`, fault.subcode, 'OAuthException', fault.status ?? 400);
   }
 }

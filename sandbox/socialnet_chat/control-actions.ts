@@ -93,7 +93,12 @@ export function registerActionRoutes(app: FastifyInstance, ctx: SnContext): void
     const fallback = defaults[type] ?? { name: 'file.bin', type: 'application/octet-stream' };
     const fileName = optString(body.file_name) ?? fallback.name;
     const base64 = optString(body.content_base64);
-    const data = base64 !== undefined ? Buffer.from(base64, 'base64') : type === 'image' ? makePng(64, 48, colorFor(fileName)) : Buffer.from(`sandbox ${type} ${fileName}\n`);
+    const data =
+      base64 !== undefined
+        ? Buffer.from(base64, 'base64')
+        : type === 'image'
+          ? makePng(64, 48, colorFor(fileName))
+          : Buffer.from(`sandbox ${type} ${fileName}\n`);
     const contentType = optString(body.content_type) ?? (base64 !== undefined ? guessContentType(fileName, fallback.type) : fallback.type);
     const media = state.media.put(data, contentType, fileName);
     const url = originOf(ctx, req) + state.media.pathOf(media);
@@ -290,8 +295,7 @@ function registerOptinRoute(app: FastifyInstance, ctx: SnContext): void {
       const digits = phoneDigits(phone);
       const request = state.phoneRequests.find((r) => r.pageId === page.id && r.phoneDigits === digits && r.acceptedBy === null);
       if (!request) return controlError(reply, 404, 'no pending message request for this phone number');
-      const existing =
-        user ?? [...state.users.values()].find((u) => u.pageId === page.id && u.phoneNumber !== null && phoneDigits(u.phoneNumber) === digits);
+      const existing = user ?? [...state.users.values()].find((u) => u.pageId === page.id && u.phoneNumber !== null && phoneDigits(u.phoneNumber) === digits);
       const name = asRecord(request.name);
       const target =
         existing ??

@@ -234,7 +234,10 @@ export function registerSetupRoutes(app: FastifyInstance, ctx: SnContext): void 
     return { user: userView(ctx, found.user, originOf(ctx, req)) };
   });
 
-  for (const [route, blocked] of [['block', true], ['unblock', false]] as const) {
+  for (const [route, blocked] of [
+    ['block', true],
+    ['unblock', false],
+  ] as const) {
     app.post<{ Params: { pageId: string; psid: string } }>(`${p}/pages/:pageId/users/:psid/${route}`, async (req, reply) => {
       const found = userOr404(ctx, req, reply);
       if (!found) return reply;

@@ -41,8 +41,7 @@ export const outsideWindow = (): ApiError =>
     400,
   );
 
-export const userUnavailable = (): ApiError =>
-  new ApiError(551, "(#551) This person isn't available right now.", 1545041);
+export const userUnavailable = (): ApiError => new ApiError(551, "(#551) This person isn't available right now.", 1545041);
 
 export const unsupportedGet = (id: string): ApiError =>
   new ApiError(
@@ -52,11 +51,9 @@ export const unsupportedGet = (id: string): ApiError =>
     'OAuthException',
   );
 
-export const unknownPath = (path: string): ApiError =>
-  new ApiError(2500, `Unknown path components: ${path}`, undefined, 'OAuthException');
+export const unknownPath = (path: string): ApiError => new ApiError(2500, `Unknown path components: ${path}`, undefined, 'OAuthException');
 
-export const noAccessToken = (): ApiError =>
-  new ApiError(104, 'An access token is required to request this resource.');
+export const noAccessToken = (): ApiError => new ApiError(104, 'An access token is required to request this resource.');
 
 export const invalidToken = (): ApiError => new ApiError(190, 'Invalid OAuth access token.');
 
@@ -75,11 +72,7 @@ export function tokenInvalid(reason: TokenInvalidReason, appId: string, expiredA
         460,
       );
     case 'expired':
-      return new ApiError(
-        190,
-        `Error validating access token: Session has expired on ${formatDate(expiredAt)}. The current time is ${formatDate(now)}.`,
-        463,
-      );
+      return new ApiError(190, `Error validating access token: Session has expired on ${formatDate(expiredAt)}. The current time is ${formatDate(now)}.`, 463);
     case 'logged_out':
       return new ApiError(190, 'Error validating access token: The session is invalid because the user logged out.', 467);
   }

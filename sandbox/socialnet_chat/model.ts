@@ -1,5 +1,6 @@
 import { colorFor, makePng } from '../shared/png.js';
 import { randomDigits } from '../shared/ids.js';
+import type { MediaStore } from '../shared/media-store.js';
 import type { SnContext } from './context.js';
 import type { SnAdmin, SnPage, SnUser } from './state.js';
 import { mintToken, SHORT_LIVED_MS } from './tokens.js';
@@ -47,6 +48,11 @@ export function issueShortLivedUserToken(ctx: SnContext, adminId: string): strin
   return mintToken(ctx.state, 'user', adminId, null, SHORT_LIVED_MS).token;
 }
 
+/** A generated profile picture, served by the stand-in; answers its media id. */
+export function putProfilePicture(media: MediaStore, psid: string): string {
+  return media.put(makePng(64, 64, colorFor(psid)), 'image/png', 'profile.png').id;
+}
+
 export interface NewUser {
   psid?: string;
   firstName?: string;
@@ -60,7 +66,6 @@ export interface NewUser {
 
 export function createUser(ctx: SnContext, page: SnPage, input: NewUser): SnUser {
   const psid = input.psid ?? randomDigits(16);
-  const picture = ctx.state.media.put(makePng(64, 64, colorFor(psid)), 'image/png', 'profile.png');
   const started = input.started ?? false;
   const user: SnUser = {
     psid,
@@ -71,7 +76,7 @@ export function createUser(ctx: SnContext, page: SnPage, input: NewUser): SnUser
     locale: input.locale ?? 'en_US',
     timezone: input.timezone ?? 1,
     phoneNumber: input.phoneNumber ?? null,
-    profilePicMediaId: picture.id,
+    profilePicMediaId: putProfilePicture(ctx.state.media, psid),
     blocked: false,
     started,
     lastInboundAt: started ? ctx.state.clock.now() : null,

@@ -13,7 +13,10 @@ const USER_FIELDS = ['id', 'first_name', 'last_name', 'name', 'profile_pic', 'lo
 function requestedFields(params: Record<string, unknown>, defaults: string[]): string[] {
   const raw = optString(params.fields);
   if (raw === undefined || raw.trim() === '') return defaults;
-  return raw.split(',').map((f) => f.trim()).filter((f) => f !== '');
+  return raw
+    .split(',')
+    .map((f) => f.trim())
+    .filter((f) => f !== '');
 }
 
 function nonexistingField(field: string, nodeType: string): ApiError {
@@ -191,7 +194,10 @@ function fieldNames(raw: unknown): string[] | undefined {
   const value = maybeJson(raw);
   if (value === undefined) return undefined;
   if (Array.isArray(value)) return value.map((v) => String(v));
-  return String(value).split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return String(value)
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 function checkFields(fields: string[], param: string): void {
@@ -224,7 +230,13 @@ export async function handleSubscribedApps(ctx: SnContext, method: string, calle
   return { success: true };
 }
 
-export async function handleAppSubscriptions(ctx: SnContext, method: string, caller: Caller, node: string, params: Record<string, unknown>): Promise<JsonRecord> {
+export async function handleAppSubscriptions(
+  ctx: SnContext,
+  method: string,
+  caller: Caller,
+  node: string,
+  params: Record<string, unknown>,
+): Promise<JsonRecord> {
   const { app } = ctx.state;
   if (caller.kind !== 'app') throw new ApiError(15, '(#15) This method must be called with an app access_token.');
   if (node !== app.id) throw unsupportedGet(node);

@@ -72,17 +72,15 @@ function validateDomains(value: unknown): void {
 function fieldList(raw: unknown): string[] {
   const value = maybeJson(raw);
   if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
-  if (typeof value === 'string') return value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (typeof value === 'string')
+    return value
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
   return [];
 }
 
-export async function handleProfile(
-  ctx: SnContext,
-  method: string,
-  caller: Caller,
-  node: string,
-  params: Record<string, unknown>,
-): Promise<JsonRecord> {
+export async function handleProfile(ctx: SnContext, method: string, caller: Caller, node: string, params: Record<string, unknown>): Promise<JsonRecord> {
   const { page } = requirePageNode(caller, node);
   await applyFault(ctx, 'profile');
   const now = ctx.state.clock.now();

@@ -92,9 +92,7 @@ export async function handleSend(ctx: SnContext, req: FastifyRequest, caller: Ca
   }
 
   const attachment = message.attachment as JsonRecord | undefined;
-  const materialized = attachment
-    ? await materializeAttachment(ctx, page, attachment, upload, originOf(ctx, req))
-    : { media: null, attachmentId: null };
+  const materialized = attachment ? await materializeAttachment(ctx, page, attachment, upload, originOf(ctx, req)) : { media: null, attachmentId: null };
 
   const sent: SnSentMessage = {
     mid: newMid(),
@@ -164,12 +162,6 @@ export async function handleAttachmentUpload(
   const payload = asRecord(attachment.payload);
   const upload = uploadOf(req);
   if (!upload && (optString(payload.url) ?? '') === '') throw paramError('param message[attachment][payload][url] is required');
-  const result = await materializeAttachment(
-    ctx,
-    page,
-    { type, payload: { ...payload, is_reusable: true } },
-    upload,
-    originOf(ctx, req),
-  );
+  const result = await materializeAttachment(ctx, page, { type, payload: { ...payload, is_reusable: true } }, upload, originOf(ctx, req));
   return { attachment_id: result.attachmentId };
 }

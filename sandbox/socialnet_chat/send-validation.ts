@@ -5,9 +5,7 @@ import { ApiError, paramError } from './errors.js';
 // "(#100) ..." style; exact wording of rarely seen errors is approximated.
 
 export type SendRecipient =
-  | { kind: 'id'; psid: string }
-  | { kind: 'user_ref'; userRef: string }
-  | { kind: 'phone'; phoneNumber: string; digits: string; name: JsonRecord | null };
+  { kind: 'id'; psid: string } | { kind: 'user_ref'; userRef: string } | { kind: 'phone'; phoneNumber: string; digits: string; name: JsonRecord | null };
 
 export interface ValidatedSend {
   recipient: SendRecipient;

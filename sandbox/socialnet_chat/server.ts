@@ -8,6 +8,7 @@ import { registerActionRoutes } from './control-actions.js';
 import { registerInspectRoutes } from './control-inspect.js';
 import { registerSetupRoutes } from './control-setup.js';
 import { registerApiRoutes } from './api-routes.js';
+import { putProfilePicture } from './model.js';
 import { resolveOptions, type SocialnetChatOptions } from './options.js';
 import type { SocialnetChatState } from './state.js';
 import { SocialnetWebhooks } from './webhooks.js';
@@ -43,6 +44,14 @@ export function createSocialnetChatStandIn(options: SocialnetChatOptions = {}): 
     bodyLimit: BODY_LIMIT,
     formBodies: true,
     media: state.media,
+    // The app, admins, pages, tokens and users survive a restart; traffic does not. Served media
+    // is not kept, so users get their generated pictures again.
+    persist: {
+      keys: ['app', 'admins', 'pages', 'tokens', 'users', 'userRefs'],
+      afterRestore: (s) => {
+        for (const user of s.users.values()) user.profilePicMediaId = putProfilePicture(s.media, user.psid);
+      },
+    },
     routes: (app) => {
       app.get('/_media/map', async (_req, reply) => reply.header('content-type', 'image/png').send(makePng(32, 32, { r: 90, g: 160, b: 90 })));
       registerSetupRoutes(app, ctx);

@@ -10,13 +10,7 @@ export const SHORT_LIVED_MS = 60 * 60 * 1000;
 export const LONG_LIVED_SECONDS = 5183944;
 export const PAGE_SCOPES = ['pages_messaging', 'pages_show_list', 'pages_manage_metadata', 'pages_read_engagement'];
 
-export function mintToken(
-  state: SocialnetChatState,
-  kind: 'user' | 'page',
-  adminId: string,
-  pageId: string | null,
-  lifetimeMs: number | null,
-): SnToken {
+export function mintToken(state: SocialnetChatState, kind: 'user' | 'page', adminId: string, pageId: string | null, lifetimeMs: number | null): SnToken {
   const now = state.clock.now();
   const token: SnToken = {
     token: `${kind === 'page' ? 'SNP' : 'SNU'}${randomAlnum(kind === 'page' ? 120 : 100)}`,
@@ -33,10 +27,7 @@ export function mintToken(
   return token;
 }
 
-export type Caller =
-  | { kind: 'app'; token: string }
-  | { kind: 'user'; token: SnToken }
-  | { kind: 'page'; token: SnToken; page: SnPage };
+export type Caller = { kind: 'app'; token: string } | { kind: 'user'; token: SnToken } | { kind: 'page'; token: SnToken; page: SnPage };
 
 function appsecretProof(secret: string, token: string): string {
   return createHmac('sha256', secret).update(token).digest('hex');

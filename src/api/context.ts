@@ -7,6 +7,10 @@ declare module 'fastify' {
     /** Whether this request holds a slot of the account's concurrency cap. */
     holdsSlot?: boolean;
   }
+  interface FastifyContextConfig {
+    /** A route any client may call without an account token (hooks.ts); every other route needs one. */
+    public?: boolean;
+  }
 }
 
 export function accountOf(request: { account?: Account }): Account {

@@ -1,27 +1,20 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
-import FindMyWay from 'find-my-way';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import { ApiError } from '../lib/errors.js';
 import { errorBody } from './error-body.js';
-
-const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+import { excerpt, requestPath } from './request-path.js';
+import type { RouteTable } from './route-table.js';
 
 /**
  * Every error leaves through here in the specification's body: ApiError as it says, Fastify's
  * own 4xx mapped to our wording, anything else a generic 500 with the request id (details are
  * logged, never sent).
  */
-export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): void {
-  const routes = FindMyWay();
-  app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    for (const m of methods) {
-      if ((METHODS as readonly string[]).includes(m)) routes.on(m as (typeof METHODS)[number], route.url, () => undefined);
-    }
-  });
-
+export function registerErrorHandling(app: FastifyInstance, bodyLimit: number, routes: RouteTable): void {
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?', 1)[0] ?? request.url;
-    const allowed = METHODS.filter((m) => m !== request.method && routes.find(m, path));
+    const path = excerpt(requestPath(request.url));
+    const allowed = routes.others(request.method, request.url).map((o) => o.method);
     if (allowed.length > 0) {
       void reply.header('Allow', allowed.join(', '));
       return reply.code(405).send(errorBody(405, [{ message: `Method ${request.method} is not allowed for resource ${path}.` }]));
@@ -52,4 +45,50 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): 
     request.log.error({ err: error }, 'unhandled error');
     return reply.code(500).send(errorBody(500, [{ message: `Internal server error. Request id: ${request.id}.` }]));
   });
+}
+
+/**
+ * Fastify's errors raised before routing (Fastify's `frameworkErrors` option): a path that is not
+ * valid percent-encoding, a path segment over the router's limit.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  void reply.header('X-Request-Id', request.id);
+  if (error.code === 'FST_ERR_BAD_URL') {
+    void reply.code(400).send(errorBody(400, [{ message: 'The request path is not valid percent-encoding.' }]));
+  } else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    void reply.code(414).send(errorBody(414, [{ message: 'A segment of the request path is too long.' }]));
+  } else {
+    request.log.error({ err: error }, 'routing error');
+    void reply.code(500).send(errorBody(500, [{ message: `Internal server error. Request id: ${request.id}.` }]));
+  }
+}
+
+const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, message: 'The request headers are larger than the server accepts.' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, message: 'The request was not received in time.' },
+  HPE_INVALID_METHOD: { status: 400, message: 'The request method is not valid.' },
+};
+
+/**
+ * Requests the HTTP parser refuses before Fastify sees them (Fastify's `clientErrorHandler`):
+ * oversized headers, malformed request lines and headers, timeouts. Answered like every other
+ * error, then the connection is closed. Nothing is written when a response is already on its way
+ * on this connection (it would corrupt it), as Node does.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const known = error.code !== undefined && Object.hasOwn(CLIENT_ERRORS, error.code) ? CLIENT_ERRORS[error.code]! : null;
+  const status = known?.status ?? 400;
+  const message = known?.message ?? 'The request is not valid HTTP.';
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
+    const body = JSON.stringify(errorBody(status, [{ message }]));
+    // The answer to a HEAD request has no body (the request line is read when the headers are not).
+    const raw = (error as { rawPacket?: unknown }).rawPacket;
+    const head = Buffer.isBuffer(raw) && raw.subarray(0, 5).toString('latin1') === 'HEAD ';
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
+    );
+  }
+  socket.destroy(error);
 }

@@ -1,39 +1,113 @@
 import type { FastifyInstance } from 'fastify';
+import type { TSchema } from '@sinclair/typebox';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { ComponentSchemas } from './openapi-components.js';
+import { documentResponses, markRequiredHeaders } from './openapi-responses.js';
+import { INFO_DESCRIPTION, TAGS } from './openapi-info.js';
+import { FAVICON_SVG, LOGO_SVG, PAGE_CSS, PAGE_TITLE, UI_CONFIG } from './docs-page.js';
+
+type Json = Record<string, unknown>;
 
 /**
- * OpenAPI 3.1 generated from the route schemas. Response schemas are kept under `x-response` so
- * they document without changing how replies are serialised; `x-body` documents a body whose
- * checks are done by the domain (per channel type).
+ * Documentation-only keys of route schemas (Fastify neither validates nor serialises with them):
+ * - `x-response`: the answer of each status (success, and errors the route adds to the usual ones);
+ * - `x-response-headers`: headers of a status beyond the usual ones;
+ * - `x-body`: the body as documented, when the domain checks it per channel type;
+ * - `x-headers`: request headers, checked by the route itself;
+ * - `x-examples`: named request body examples;
+ * - `x-beyond-specification`: kept in the document, marks what the messaging API specification lacks.
+ */
+const DOC_KEYS = ['x-response', 'x-response-headers', 'x-body', 'x-headers', 'x-examples'];
+
+/** `https://host/prefix/v1` -> `/prefix/v1`: servers relative to the host the document was read from. */
+export function apiPath(baseUrl: string): string {
+  const path = new URL(baseUrl).pathname.replace(/\/+$/, '');
+  return path === '' ? '/' : path;
+}
+
+/**
+ * OpenAPI 3.1 generated from the route schemas by @fastify/swagger. Named schemas become
+ * components, every operation lists the errors it can answer and the headers it sends, and the
+ * servers are relative, so "try it" works from whatever host name the page was opened on.
  */
 export async function registerOpenApi(app: FastifyInstance, baseUrl: string): Promise<void> {
+  const components = new ComponentSchemas();
+  const base = apiPath(baseUrl);
+  // Paths outside the API (the health checks) are relative to the root the API sits under.
+  const root = base.endsWith('/v1') ? base.slice(0, -3) || '/' : '/';
+
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: {
-        title: 'Parley Messaging API',
-        version: '1.0.0',
-        description: 'One HTTP+JSON API to send and receive messages over many platforms. Events of each channel are delivered to its webhook, signed with X-Hub-Signature.',
-      },
-      servers: [{ url: baseUrl }],
+      info: { title: 'Parley Messaging API', version: '1.0.0', description: INFO_DESCRIPTION },
+      servers: [
+        { url: base, description: 'This server, on the host name this document was read from' },
+        ...(baseUrl.replace(/\/+$/, '') !== base ? [{ url: baseUrl.replace(/\/+$/, ''), description: 'The configured public address (PUBLIC_URL)' }] : []),
+      ],
+      tags: TAGS,
       components: {
+        schemas: components.all() as never,
         securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', description: 'The API token from the administration app or `parley token create`.' },
-          query: { type: 'apiKey', in: 'query', name: 'access_token' },
+          bearer: { type: 'http', scheme: 'bearer', description: 'The access token from the administration or `parley token create`.' },
+          query: { type: 'apiKey', in: 'query', name: 'access_token', description: 'The same token as a query parameter.' },
         },
       },
       security: [{ bearer: [] }, { query: [] }],
     },
     transform: ({ schema, url }) => {
-      const s = { ...(schema as Record<string, unknown>) };
-      if (s['x-response']) s.response = s['x-response'];
-      if (s['x-body']) s.body = s['x-body'];
-      delete s['x-response'];
-      delete s['x-body'];
-      return { schema: s as never, url: url.startsWith('/v1') ? url.slice(3) || '/' : url };
+      const s = { ...(schema as Json) };
+      const security = s.security;
+      const body = (s['x-body'] ?? s.body) as TSchema | undefined;
+      s.response = documentResponses(
+        (s['x-response'] ?? {}) as Record<string, TSchema>,
+        (s['x-response-headers'] ?? {}) as Record<string, Record<string, Json>>,
+        {
+          authenticated: !(Array.isArray(security) && security.length === 0),
+          hasBody: body !== undefined,
+          hasQuery: s.querystring !== undefined,
+          hasParams: s.params !== undefined || url.includes(':'),
+        },
+        components,
+      );
+      if (body) s.body = components.ref(body);
+      if (s['x-headers']) s.headers = s['x-headers'];
+      // @fastify/swagger copies `x-` keys onto the operation: the examples are moved by transformObject.
+      for (const key of DOC_KEYS) if (key !== 'x-examples') delete s[key];
+      const inApi = url === '/v1' || url.startsWith('/v1/');
+      if (!inApi) s.servers = [{ url: root }];
+      return { schema: s as never, url: inApi ? url.slice(3) || '/' : url };
+    },
+    transformObject: (document) => {
+      const openapi = ('openapiObject' in document ? document.openapiObject : document.swaggerObject) as Json;
+      moveExamples(openapi);
+      markRequiredHeaders(openapi);
+      return openapi as never;
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/v1/docs' });
+
+  await app.register(swaggerUi, {
+    routePrefix: '/v1/docs',
+    uiConfig: UI_CONFIG,
+    theme: {
+      title: PAGE_TITLE,
+      css: [{ filename: 'parley.css', content: PAGE_CSS }],
+      favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: FAVICON_SVG }],
+    },
+    logo: { type: 'image/svg+xml', content: LOGO_SVG, href: './', target: '_self' },
+  });
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}
+
+/** Named examples go on the request body's media type, where OpenAPI wants them. */
+function moveExamples(document: Json): void {
+  for (const item of Object.values((document.paths ?? {}) as Record<string, Record<string, Json>>)) {
+    for (const operation of Object.values(item)) {
+      const examples = operation['x-examples'];
+      if (!examples) continue;
+      delete operation['x-examples'];
+      const media = ((operation.requestBody as Json | undefined)?.content as Record<string, Json> | undefined)?.['application/json'];
+      if (media) media.examples = examples;
+    }
+  }
 }

@@ -3,6 +3,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { ApiError, say } from '../lib/errors.js';
 import { assertValid } from '../lib/validation.js';
 import { isPlainObject } from '../lib/json.js';
+import { discriminatorOf } from '../schemas/common.js';
 
 /**
  * Route schemas are TypeBox schemas, checked by TypeBox (not Ajv) so every failure renders in the
@@ -10,7 +11,7 @@ import { isPlainObject } from '../lib/json.js';
  * against the member its discriminator value picks, which gives errors for that member only.
  */
 function pickMember(schema: TSchema, value: Record<string, unknown>): TSchema {
-  const key = (schema as { discriminator?: string }).discriminator;
+  const key = discriminatorOf(schema);
   const members = (schema as { anyOf?: TSchema[] }).anyOf;
   if (!key || !members) return schema;
   if (!(key in value)) throw ApiError.invalid(key, null, say.missing(key));
@@ -28,8 +29,8 @@ function queryNumbers(schema: TSchema, data: unknown): unknown {
   const props = (schema as { properties?: Record<string, { type?: string }> }).properties ?? {};
   const out: Record<string, unknown> = { ...data };
   for (const [key, value] of Object.entries(out)) {
+    if (typeof value !== 'string' || !Object.hasOwn(props, key)) continue;
     const type = props[key]?.type;
-    if (typeof value !== 'string') continue;
     if (type === 'integer' && /^-?[0-9]{1,15}$/.test(value)) out[key] = Number(value);
     if (type === 'number' && /^-?[0-9]{1,15}(\.[0-9]+)?$/.test(value)) out[key] = Number(value);
   }

@@ -146,7 +146,20 @@ interface InboundBase {
   at: number | null;
 }
 
-/** What platforms tell the service, in neutral terms. Connectors drop what the service does not report. */
+/**
+ * The platform's identity of an event that stores no message (its id, else fields of the signed
+ * payload that name it, the same on every delivery of the event): the service reports an event
+ * with a key once per channel. Without a key a repeated call is reported again.
+ */
+interface Keyed {
+  eventKey?: string;
+}
+
+/**
+ * What platforms tell the service, in neutral terms. Connectors drop what the service does not
+ * report. A repeated call makes no second event: messages and echoes are kept once by
+ * `externalId`, postbacks and opt-ins by `eventKey`, and receipts report only marks that change.
+ */
 export type InboundEvent =
   | (InboundBase & { kind: 'message'; externalId: string; content: InboundContent })
   /** A message someone else sent to the user from the platform (another app, the page inbox); not the service's own. */
@@ -159,8 +172,8 @@ export type InboundEvent =
    * A button was pressed. `buttonRef` instead of a payload when the platform could not carry the
    * payload itself: the button's index in the message the service sent (`messageExternalId`).
    */
-  | (InboundBase & { kind: 'postback'; payload?: string; buttonRef?: { messageExternalId: string; index: number } })
-  | (InboundBase & { kind: 'opt_in'; optInType: 'send_to_socialnet' | 'checkbox' | 'phone_number'; payload?: string });
+  | (InboundBase & Keyed & { kind: 'postback'; payload?: string; buttonRef?: { messageExternalId: string; index: number } })
+  | (InboundBase & Keyed & { kind: 'opt_in'; optInType: 'send_to_socialnet' | 'checkbox' | 'phone_number'; payload?: string });
 
 export type InboundParse =
   | {

@@ -52,49 +52,6 @@ export function jsonOf(answer: HttpAnswer): unknown {
   }
 }
 
-export interface Downloaded {
-  bytes: Uint8Array;
-  contentType: string;
-}
-
-/** Downloads a file with a deadline and a size cap (the platform's own limits). */
-export async function download(url: string, timeoutMs: number, maxBytes: number, headers: Record<string, string> = {}): Promise<PlatformResult<Downloaded>> {
-  let res: Response;
-  try {
-    res = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
-  } catch (error) {
-    return unreachable(error, timeoutMs);
-  }
-  if (!res.ok || !res.body) {
-    await res.body?.cancel().catch(() => undefined);
-    return { ok: false, retryable: res.status >= 500 || res.status === 429, code: String(res.status), message: `Downloading the file failed with HTTP ${res.status}.` };
-  }
-  const declared = Number(res.headers.get('content-length') ?? '0');
-  if (declared > maxBytes) {
-    await res.body.cancel().catch(() => undefined);
-    return { ok: false, retryable: false, code: 'too_large', message: `The file is larger than ${maxBytes} bytes.` };
-  }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      size += chunk.byteLength;
-      if (size > maxBytes) return { ok: false, retryable: false, code: 'too_large', message: `The file is larger than ${maxBytes} bytes.` };
-      chunks.push(chunk);
-    }
-  } catch (error) {
-    return unreachable(error, timeoutMs);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  const contentType = (res.headers.get('content-type') ?? 'application/octet-stream').split(';')[0]!.trim();
-  return { ok: true, value: { bytes, contentType } };
-}
-
 /** A file name from a URL's last path segment, when it looks like one. */
 export function fileNameFromUrl(url: string, fallback: string): string {
   try {
@@ -105,18 +62,20 @@ export function fileNameFromUrl(url: string, fallback: string): string {
   }
 }
 
+/** File name endings by content type. A Map: the content type comes from the platform, and names like `constructor` are not data. */
+const EXTENSIONS = new Map<string, string>([
+  ['image/png', 'png'],
+  ['image/jpeg', 'jpg'],
+  ['image/gif', 'gif'],
+  ['image/webp', 'webp'],
+  ['video/mp4', 'mp4'],
+  ['audio/mpeg', 'mp3'],
+  ['audio/ogg', 'ogg'],
+  ['audio/mp4', 'm4a'],
+  ['application/pdf', 'pdf'],
+]);
+
 /** A default file name for a content type. */
 export function fileNameFor(kind: string, contentType: string): string {
-  const ext: Record<string, string> = {
-    'image/png': 'png',
-    'image/jpeg': 'jpg',
-    'image/gif': 'gif',
-    'image/webp': 'webp',
-    'video/mp4': 'mp4',
-    'audio/mpeg': 'mp3',
-    'audio/ogg': 'ogg',
-    'audio/mp4': 'm4a',
-    'application/pdf': 'pdf',
-  };
-  return `${kind}.${ext[contentType] ?? 'bin'}`;
+  return `${kind}.${EXTENSIONS.get(contentType) ?? 'bin'}`;
 }

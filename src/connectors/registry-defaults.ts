@@ -2,6 +2,7 @@ import { ConnectorRegistry } from './connector.js';
 import { createBotmsgConnector } from './botmsg/connector.js';
 import { DEFAULT_MAX_MEDIA_BYTES as BOTMSG_MAX_MEDIA } from './botmsg/options.js';
 import { createSocialnetChatConnector } from './socialnet_chat/connector.js';
+import { allowlistEntryOf, MediaDownloader } from './media-download.js';
 import { DEFAULT_MAX_MEDIA_BYTES as SOCIALNET_MAX_MEDIA } from './socialnet_chat/options.js';
 
 /** The socialnet_chat app the service runs as, and the brand-carrying names of its protocol (config.ts reads them). */
@@ -20,6 +21,8 @@ export interface PlatformConnectorSettings {
   /** `{base_url}`: the service's public address ending in /v1; inbound URLs are built from it. */
   publicUrl: string;
   timeoutMs: number;
+  /** MEDIA_ALLOWLIST: private hosts, addresses and ranges received files may come from. */
+  mediaAllowlist: readonly string[];
   socialnet: SocialnetAppSettings & { apiUrl: string };
   botmsg: {
     apiUrl: string;
@@ -31,6 +34,10 @@ export interface PlatformConnectorSettings {
 export function defaultConnectors(settings: PlatformConnectorSettings): ConnectorRegistry {
   const registry = new ConnectorRegistry();
   const s = settings.socialnet;
+  // The platforms' own base URLs are trusted as configured (the local stand-ins in development),
+  // each exactly at its host and port; anything else private needs MEDIA_ALLOWLIST.
+  const platforms = [s.apiUrl, settings.botmsg.apiUrl].map(allowlistEntryOf).filter((e): e is string => e !== null);
+  const media = new MediaDownloader({ allowlist: [...settings.mediaAllowlist, ...platforms] });
   registry.register(
     createSocialnetChatConnector({
       apiUrl: s.apiUrl,
@@ -44,6 +51,7 @@ export function defaultConnectors(settings: PlatformConnectorSettings): Connecto
       subscribeApp: s.subscribeApp,
       timeoutMs: settings.timeoutMs,
       maxMediaBytes: SOCIALNET_MAX_MEDIA,
+      media,
     }),
   );
   registry.register(
@@ -53,6 +61,7 @@ export function defaultConnectors(settings: PlatformConnectorSettings): Connecto
       inboundUrl: (channelId) => `${settings.publicUrl}/inbound/${channelId}/updates`,
       timeoutMs: settings.timeoutMs,
       maxMediaBytes: BOTMSG_MAX_MEDIA,
+      media,
     }),
   );
   return registry;

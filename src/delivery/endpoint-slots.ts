@@ -1,108 +1,200 @@
 /**
- * Per-receiver concurrency: at most `perEndpoint` calls in flight to one endpoint (a URL origin:
- * scheme, host and port) and `total` in all. A worker also holds claimed rows waiting for a slot:
- * up to two batches per endpoint, and it claims the next batch when one is left, so a fast
- * receiver keeps its slots busy while the next claim is on its way. Endpoints take turns, so a
- * slow or dead receiver only ever occupies its own slots.
+ * The webhook calls of one worker, shared fairly. At most `total` calls in flight, `perEndpoint`
+ * to one receiver (a URL origin: scheme, host and port) and `perAccount` for one account. A
+ * worker also holds claimed rows waiting for a slot: up to two batches per endpoint (it claims
+ * the next batch when one is left, so a fast receiver keeps its slots busy while the next claim
+ * is on its way), and an account at most its share of all it may hold.
+ *
+ * Accounts take turns for each free slot, and within an account its lanes (the rows of one
+ * channel to one endpoint) take turns. So a slow or hostile receiver only ever occupies its own
+ * endpoint's slots, and an account with many of them at most its account's share: the other
+ * accounts keep the rest of the slots and of the held rows.
  */
-interface Endpoint<J> {
+interface Counts {
   active: number;
+  held: number;
+}
+
+interface Account extends Counts {
+  /** Lanes with waiting jobs, in turn order. */
+  ready: Set<string>;
+}
+
+interface Lane<J> {
+  endpoint: string;
+  account: number;
   waiting: J[];
 }
 
+/** A started job; hand it back to `finish` when its call ended. */
+export interface Ticket<J> {
+  job: J;
+  endpoint: string;
+  account: number;
+}
+
 export class EndpointSlots<J> {
-  private readonly byKey = new Map<string, Endpoint<J>>();
-  /** Endpoints with waiting jobs, in turn order. */
-  private readonly ready = new Set<string>();
+  private readonly lanes = new Map<string, Lane<J>>();
+  private readonly byEndpoint = new Map<string, Counts>();
+  private readonly byAccount = new Map<number, Account>();
+  /** Accounts with waiting jobs, in turn order. */
+  private readonly ready = new Set<number>();
   private activeTotal = 0;
   private heldTotal = 0;
+  /** Calls in flight for one account. */
+  readonly perAccount: number;
+  /** Rows held in all (running and waiting). */
+  readonly holdTotal: number;
+  /** Rows one account may hold: its share of `holdTotal`, and at least what one endpoint may hold. */
+  readonly holdPerAccount: number;
 
   constructor(
     readonly total: number,
     readonly perEndpoint: number,
-    /** Rows one claim may bring for one endpoint. */
+    /** Rows one claim may bring for one channel (and for one account when others share the claim). */
     readonly batch: number = perEndpoint,
-  ) {}
+    perAccount: number = total,
+  ) {
+    this.perAccount = Math.max(1, Math.min(perAccount, total));
+    // Eight times the calls it may make at once (and at least two endpoints' worth), so endpoints
+    // that hold rows while they answer slowly leave room for the others.
+    const base = Math.max(total * 8, this.holdPerEndpoint * 2);
+    if (this.perAccount >= total) {
+      this.holdTotal = base;
+      this.holdPerAccount = base;
+    } else {
+      // The account's share as of its calls; at least one stuck endpoint's rows and a batch for
+      // its other channels, and always an endpoint's worth left for the other accounts.
+      this.holdPerAccount = Math.max(Math.floor((base * this.perAccount) / total), this.holdPerEndpoint + batch);
+      this.holdTotal = Math.max(base, this.holdPerAccount + this.holdPerEndpoint);
+    }
+  }
 
   /** The most rows one endpoint may hold, running and waiting. */
   get holdPerEndpoint(): number {
     return this.perEndpoint + 2 * this.batch;
   }
 
-  /**
-   * How many more rows the worker may claim. It holds up to eight times the calls it may make at
-   * once (and at least two endpoints' worth), so endpoints that hold rows while they answer
-   * slowly leave room for the others until they also hold every call slot.
-   */
+  /** How many more rows the worker may claim. */
   room(): number {
-    return Math.max(0, Math.max(this.total * 8, this.holdPerEndpoint * 2) - this.heldTotal);
+    return Math.max(0, this.holdTotal - this.heldTotal);
   }
 
-  held(key: string): number {
-    const e = this.byKey.get(key);
-    return e ? e.active + e.waiting.length : 0;
+  held(endpoint: string): number {
+    return this.byEndpoint.get(endpoint)?.held ?? 0;
+  }
+
+  heldByAccount(account: number): number {
+    return this.byAccount.get(account)?.held ?? 0;
   }
 
   /** Whether an endpoint can take another full batch without going over what it may hold. */
-  canTakeBatch(key: string): boolean {
-    return this.held(key) <= this.holdPerEndpoint - this.batch;
+  canTakeBatch(endpoint: string): boolean {
+    return this.held(endpoint) <= this.holdPerEndpoint - this.batch;
+  }
+
+  /** Whether an account can take another full batch without going over its share. */
+  accountCanTakeBatch(account: number): boolean {
+    return this.heldByAccount(account) <= this.holdPerAccount - this.batch;
   }
 
   /** Endpoints with jobs running or waiting. */
   endpoints(): IterableIterator<string> {
-    return this.byKey.keys();
+    return this.byEndpoint.keys();
   }
 
-  /** Holds a job for its endpoint; false when the endpoint holds all it may. */
-  add(key: string, job: J): boolean {
-    let e = this.byKey.get(key);
+  /** Accounts with jobs running or waiting. */
+  accounts(): IterableIterator<number> {
+    return this.byAccount.keys();
+  }
+
+  /**
+   * Holds a job of `account` for `endpoint`, behind the other jobs of its lane (`lane` names it,
+   * e.g. the channel and the endpoint); false when the endpoint or the account holds all it may.
+   */
+  add(endpoint: string, account: number, lane: string, job: J): boolean {
+    let e = this.byEndpoint.get(endpoint);
+    let a = this.byAccount.get(account);
+    if ((e && e.held >= this.holdPerEndpoint) || (a && a.held >= this.holdPerAccount)) return false;
     if (!e) {
-      e = { active: 0, waiting: [] };
-      this.byKey.set(key, e);
+      e = { active: 0, held: 0 };
+      this.byEndpoint.set(endpoint, e);
     }
-    if (e.active + e.waiting.length >= this.holdPerEndpoint) return false;
-    e.waiting.push(job);
-    this.ready.add(key);
+    if (!a) {
+      a = { active: 0, held: 0, ready: new Set() };
+      this.byAccount.set(account, a);
+    }
+    let l = this.lanes.get(lane);
+    if (!l) {
+      l = { endpoint, account, waiting: [] };
+      this.lanes.set(lane, l);
+    }
+    l.waiting.push(job);
+    e.held += 1;
+    a.held += 1;
     this.heldTotal += 1;
+    a.ready.add(lane);
+    this.ready.add(account);
     return true;
   }
 
-  /** The next job that may start now, taking endpoints in turn; null when none may. */
-  take(): { key: string; job: J } | null {
+  /** The next job that may start now, accounts and their lanes taking turns; null when none may. */
+  take(): Ticket<J> | null {
     if (this.activeTotal >= this.total) return null;
-    for (const key of this.ready) {
-      const e = this.byKey.get(key);
-      if (!e || e.active >= this.perEndpoint) continue;
-      const job = e.waiting.shift();
-      this.ready.delete(key);
-      if (job === undefined) continue;
-      if (e.waiting.length > 0) this.ready.add(key); // back of the line
-      e.active += 1;
-      this.activeTotal += 1;
-      return { key, job };
+    for (const account of this.ready) {
+      const a = this.byAccount.get(account);
+      if (!a || a.active >= this.perAccount) continue;
+      for (const key of a.ready) {
+        const lane = this.lanes.get(key);
+        const e = lane && this.byEndpoint.get(lane.endpoint);
+        if (!lane || !e || e.active >= this.perEndpoint) continue;
+        const job = lane.waiting.shift() as J;
+        a.ready.delete(key);
+        if (lane.waiting.length > 0)
+          a.ready.add(key); // back of the line
+        else this.lanes.delete(key);
+        this.ready.delete(account);
+        if (a.ready.size > 0) this.ready.add(account);
+        e.active += 1;
+        a.active += 1;
+        this.activeTotal += 1;
+        return { job, endpoint: lane.endpoint, account };
+      }
     }
     return null;
   }
 
   /** A started job ended. */
-  finish(key: string): void {
-    const e = this.byKey.get(key);
-    if (!e || e.active === 0) return;
+  finish(ticket: Ticket<J>): void {
+    const e = this.byEndpoint.get(ticket.endpoint);
+    const a = this.byAccount.get(ticket.account);
+    if (!e || !a || e.active === 0 || a.active === 0) return;
     e.active -= 1;
+    e.held -= 1;
+    a.active -= 1;
+    a.held -= 1;
     this.activeTotal -= 1;
     this.heldTotal -= 1;
-    if (e.active === 0 && e.waiting.length === 0) this.byKey.delete(key);
+    if (e.held === 0) this.byEndpoint.delete(ticket.endpoint);
+    if (a.held === 0) this.byAccount.delete(ticket.account);
   }
 
   /** Removes and returns every job not started yet (shutdown). */
   drainWaiting(): J[] {
     const out: J[] = [];
-    for (const [key, e] of this.byKey) {
-      out.push(...e.waiting);
-      this.heldTotal -= e.waiting.length;
-      e.waiting = [];
-      if (e.active === 0) this.byKey.delete(key);
+    for (const lane of this.lanes.values()) {
+      out.push(...lane.waiting);
+      const n = lane.waiting.length;
+      const e = this.byEndpoint.get(lane.endpoint)!;
+      const a = this.byAccount.get(lane.account)!;
+      e.held -= n;
+      a.held -= n;
+      this.heldTotal -= n;
+      if (e.held === 0) this.byEndpoint.delete(lane.endpoint);
+      if (a.held === 0) this.byAccount.delete(lane.account);
     }
+    this.lanes.clear();
+    for (const a of this.byAccount.values()) a.ready.clear();
     this.ready.clear();
     return out;
   }

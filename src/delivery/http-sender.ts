@@ -1,5 +1,5 @@
 import { Agent, type Dispatcher } from 'undici';
-import { guardedLookup, literalRefusal, type Resolver } from './address-guard.js';
+import { AddressRefusedError, guardedConnector, literalRefusal, type Resolver } from '../lib/address-guard.js';
 
 export interface SendInput {
   url: string;
@@ -19,7 +19,7 @@ export interface SendResult {
 }
 
 export interface SenderOptions {
-  /** WEBHOOK_ALLOWLIST: hosts, addresses and CIDR ranges the address guard lets through. */
+  /** WEBHOOK_ALLOWLIST: hosts, addresses and CIDR ranges (optionally with a port) the address guard lets through. */
   allowlist: readonly string[];
   /** The whole call, connect to last byte read, must end within this. */
   timeoutMs: number;
@@ -55,11 +55,15 @@ export class WebhookSender {
   readonly userAgent: string;
 
   constructor(private readonly options: SenderOptions) {
-    const lookup = guardedLookup(options.allowlist, options.resolve);
-    const connectTimeout = Math.min(options.timeoutMs, 30_000);
+    const guard = {
+      allowlist: options.allowlist,
+      setting: 'WEBHOOK_ALLOWLIST',
+      ...(options.resolve ? { resolve: options.resolve } : {}),
+      timeoutMs: Math.min(options.timeoutMs, 30_000),
+    };
     const common = { keepAliveTimeout: 10_000, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs };
-    this.verifying = new Agent({ ...common, connect: { lookup, rejectUnauthorized: true, timeout: connectTimeout } });
-    this.lenient = new Agent({ ...common, connect: { lookup, rejectUnauthorized: false, timeout: connectTimeout } });
+    this.verifying = new Agent({ ...common, connect: guardedConnector({ ...guard, rejectUnauthorized: true }) });
+    this.lenient = new Agent({ ...common, connect: guardedConnector({ ...guard, rejectUnauthorized: false }) });
     this.excerptBytes = options.excerptBytes ?? DEFAULT_EXCERPT_BYTES;
     this.userAgent = options.userAgent ?? 'Parley-Webhooks/1.0';
   }
@@ -74,7 +78,8 @@ export class WebhookSender {
         parsed = null;
       }
       if (!parsed) d = { origin: '', path: '', refusal: 'The webhook URL is not a valid URL.' };
-      else if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') d = { origin: '', path: '', refusal: 'The webhook URL is not an http or https URL.' };
+      else if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+        d = { origin: '', path: '', refusal: 'The webhook URL is not an http or https URL.' };
       else d = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}`, refusal: literalRefusal(parsed, this.options.allowlist) };
       if (this.destinations.size >= MAX_CACHED_URLS) this.destinations.clear();
       this.destinations.set(url, d);
@@ -99,7 +104,14 @@ export class WebhookSender {
     const dispatcher: Dispatcher = input.sslVerification ? this.verifying : this.lenient;
     let statusCode: number | null = null;
     try {
-      const response = await dispatcher.request({ origin: target.origin, path: target.path, method: 'POST', headers: input.headers, body: input.body, signal: controller.signal });
+      const response = await dispatcher.request({
+        origin: target.origin,
+        path: target.path,
+        method: 'POST',
+        headers: input.headers,
+        body: input.body,
+        signal: controller.signal,
+      });
       statusCode = response.statusCode;
       const excerpt = await readExcerpt(response.body, this.excerptBytes);
       return { statusCode, durationMs: elapsed(), responseExcerpt: excerpt, error: null, aborted: false };
@@ -140,6 +152,7 @@ async function readExcerpt(body: Dispatcher.ResponseData['body'], limit: number)
 
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
+  if (error instanceof AddressRefusedError) return error.message;
   const withCode = error as Error & { code?: string; cause?: { code?: string; message?: string } };
   const code = withCode.code ?? withCode.cause?.code;
   const message = withCode.cause?.message && withCode.message === 'fetch failed' ? withCode.cause.message : withCode.message;

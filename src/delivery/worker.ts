@@ -2,7 +2,7 @@ import type { Clock } from '../lib/clock.js';
 import { systemClock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { ClaimedDelivery, DeliveryOutcome, DeliveryQueue } from '../store/delivery-queue.js';
-import { EndpointSlots } from './endpoint-slots.js';
+import { EndpointSlots, type Ticket } from './endpoint-slots.js';
 import type { SendInput, SendResult } from './http-sender.js';
 import { isSuccess, nextStep } from './retry-schedule.js';
 import { webhookHeaders } from './signing.js';
@@ -41,6 +41,8 @@ export interface DeliveryWorkerOptions {
   timeoutMs: number;
   concurrency: number;
   endpointConcurrency: number;
+  /** Calls in flight for one account (default: `concurrency`, no account cap). */
+  accountConcurrency?: number;
   pollMs: number;
   logger: Logger;
   /** How long stop() lets calls in flight finish before cutting them off. */
@@ -107,6 +109,8 @@ export class DeliveryWorker {
   private readonly originChannels = new Map<string, Set<number>>();
   /** Origins the last claim left rows of (busy, capped at `perChannel` rows, or over their hold). */
   private readonly hungry = new Set<string>();
+  /** The same for accounts (over their share, or capped at `perAccount` rows in a shared claim). */
+  private readonly hungryAccounts = new Set<number>();
   private running = false;
   private loopDone: Promise<void> = Promise.resolve();
   private woken = true;
@@ -118,11 +122,12 @@ export class DeliveryWorker {
 
   constructor(private readonly o: DeliveryWorkerOptions) {
     this.batch = Math.max(o.endpointConcurrency, MIN_BATCH);
-    this.slots = new EndpointSlots<Job>(o.concurrency, o.endpointConcurrency, this.batch);
+    this.slots = new EndpointSlots<Job>(o.concurrency, o.endpointConcurrency, this.batch, o.accountConcurrency ?? o.concurrency);
     this.wall = o.wallClock ?? systemClock;
-    // A held row may wait for the calls ahead of it at its endpoint (each up to the timeout), then
-    // make its own call; the lease outlasts that.
-    this.leaseMs = (Math.ceil(this.slots.holdPerEndpoint / o.endpointConcurrency) + 1) * o.timeoutMs + 30_000;
+    // A held row may wait for the calls ahead of it at its endpoint or in its account (each up to
+    // the timeout), then make its own call; the lease outlasts that.
+    const rounds = Math.max(Math.ceil(this.slots.holdPerEndpoint / o.endpointConcurrency), Math.ceil(this.slots.holdPerAccount / this.slots.perAccount));
+    this.leaseMs = (rounds + 1) * o.timeoutMs + 30_000;
   }
 
   start(): void {
@@ -163,6 +168,7 @@ export class DeliveryWorker {
   private wantsClaim(): boolean {
     if (this.woken || this.refillDue()) return true;
     for (const origin of this.hungry) if (this.slots.canTakeBatch(origin)) return true;
+    for (const account of this.hungryAccounts) if (this.slots.accountCanTakeBatch(account)) return true;
     return false;
   }
 
@@ -195,6 +201,9 @@ export class DeliveryWorker {
     for (const origin of this.slots.endpoints()) if (!this.slots.canTakeBatch(origin)) busy.add(origin);
     const excludeChannels: number[] = [];
     for (const origin of busy) for (const channel of this.originChannels.get(origin) ?? []) excludeChannels.push(channel);
+    // Accounts holding their share are left out, so one account's backlog cannot fill the claims.
+    const busyAccounts: number[] = [];
+    for (const account of this.slots.accounts()) if (!this.slots.accountCanTakeBatch(account)) busyAccounts.push(account);
     const leaseId = this.o.nextId();
     const now = this.o.clock.now();
     const claimedAt = this.wall.now();
@@ -208,8 +217,10 @@ export class DeliveryWorker {
       instanceId: this.o.instanceId,
       limit,
       perChannel,
+      perAccount: perChannel,
       scanLimit,
       excludeChannels: excludeChannels.slice(0, 500),
+      excludeAccounts: busyAccounts.slice(0, 500),
     });
     const claimMs = performance.now() - claimStarted;
     this.stats.claimMs += claimMs;
@@ -221,6 +232,8 @@ export class DeliveryWorker {
     // have more due: claim for them as soon as they can take another batch.
     this.hungry.clear();
     for (const origin of busy) this.hungry.add(origin);
+    this.hungryAccounts.clear();
+    for (const account of busyAccounts) this.hungryAccounts.add(account);
     if (rows.length === 0) return;
     this.stats.claimed += rows.length;
 
@@ -228,13 +241,20 @@ export class DeliveryWorker {
     try {
       targets = await this.o.loadTargets([...new Set(rows.map((r) => r.channelId))]);
     } catch (error) {
-      await this.o.queue.release(rows.map((r) => r.id), leaseId).catch(() => undefined);
+      await this.o.queue
+        .release(
+          rows.map((r) => r.id),
+          leaseId,
+        )
+        .catch(() => undefined);
       throw error;
     }
     const perChannelCount = new Map<number, number>();
+    const perAccountCount = new Map<number, number>();
     const overflow: number[] = [];
     for (const row of rows) {
       perChannelCount.set(row.channelId, (perChannelCount.get(row.channelId) ?? 0) + 1);
+      perAccountCount.set(row.accountId, (perAccountCount.get(row.accountId) ?? 0) + 1);
       const target = targets.get(row.channelId);
       if (!target || target.webhookId !== row.webhookId) {
         this.drop(row, leaseId);
@@ -242,11 +262,13 @@ export class DeliveryWorker {
       }
       const origin = originOf(target.url);
       this.remember(row.channelId, origin);
-      if (!this.slots.add(origin, { row, target, leaseId, claimedAt })) {
+      if (!this.slots.add(origin, row.accountId, `${row.channelId} ${origin}`, { row, target, leaseId, claimedAt })) {
         overflow.push(row.id);
         this.hungry.add(origin);
+        this.hungryAccounts.add(row.accountId);
       }
     }
+    if (perAccountCount.size > 1) for (const [account, count] of perAccountCount) if (count >= perChannel) this.hungryAccounts.add(account);
     for (const [channelId, count] of perChannelCount) {
       const origin = this.channelOrigin.get(channelId);
       if (origin !== undefined && count >= perChannel) this.hungry.add(origin);
@@ -275,17 +297,26 @@ export class DeliveryWorker {
   /** Starts every held job that a free slot allows. */
   private pump(): void {
     for (let next = this.slots.take(); next; next = this.slots.take()) {
-      const { key, job } = next;
+      const ticket: Ticket<Job> = next;
+      const { job } = ticket;
       const task = this.deliver(job)
         .catch((error: unknown) => this.o.logger.error({ err: error, deliveryId: job.row.id }, 'webhook delivery crashed'))
         .finally(() => {
           this.inflight.delete(task);
-          this.slots.finish(key);
+          this.slots.finish(ticket);
           this.pump();
-          if (this.running && (this.refillDue() || (this.hungry.has(key) && this.slots.canTakeBatch(key)))) this.signal?.();
+          if (this.running && (this.refillDue() || this.hungryAgain(ticket))) this.signal?.();
         });
       this.inflight.add(task);
     }
+  }
+
+  /** The endpoint or account of a call that ended was left out of a claim, and can take a batch now. */
+  private hungryAgain(ticket: Ticket<Job>): boolean {
+    return (
+      (this.hungry.has(ticket.endpoint) && this.slots.canTakeBatch(ticket.endpoint)) ||
+      (this.hungryAccounts.has(ticket.account) && this.slots.accountCanTakeBatch(ticket.account))
+    );
   }
 
   private async deliver(job: Job): Promise<void> {
@@ -325,7 +356,10 @@ export class DeliveryWorker {
     else this.stats.failedTries += 1;
     if (step.status === 'failed') {
       this.stats.gaveUp += 1;
-      this.o.logger.warn({ deliveryId: row.id, eventId: row.eventId, channelId: row.channelId, tries: step.attempts }, 'webhook delivery failed after its last try');
+      this.o.logger.warn(
+        { deliveryId: row.id, eventId: row.eventId, channelId: row.channelId, tries: step.attempts },
+        'webhook delivery failed after its last try',
+      );
     }
     const lastError = result.error ?? (isSuccess(result.statusCode) ? null : `The receiver answered ${String(result.statusCode)}.`);
     this.record({
@@ -353,7 +387,17 @@ export class DeliveryWorker {
   private drop(row: ClaimedDelivery, leaseId: number): void {
     const now = this.o.clock.now();
     this.stats.dropped += 1;
-    this.record({ id: row.id, leaseId, status: 'dropped', attempts: row.attempts, nextAttemptAt: now, lastStatusCode: null, lastError: 'The webhook was removed.', updatedAt: now, attempt: null });
+    this.record({
+      id: row.id,
+      leaseId,
+      status: 'dropped',
+      attempts: row.attempts,
+      nextAttemptAt: now,
+      lastStatusCode: null,
+      lastError: 'The webhook was removed.',
+      updatedAt: now,
+      attempt: null,
+    });
   }
 
   /** Results are written back together: one transaction for everything that ended meanwhile. */

@@ -1,7 +1,8 @@
 import { createReadStream, type ReadStream } from 'node:fs';
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { PRIVATE_FILE_MODE, ensurePrivateDir } from '../lib/private-files.js';
 
 /**
  * Where the bytes of stored files live. The rows (name, type, owner) are in the `files` table;
@@ -31,10 +32,12 @@ export class LocalFileStore implements FileStore {
 
   async put(key: string, bytes: Uint8Array): Promise<void> {
     const path = this.pathOf(key);
-    await mkdir(dirname(path), { recursive: true });
+    // Folders 0700 and files 0600: the files come from end users and are served by id only.
+    await ensurePrivateDir(dirname(path));
     // Written aside and renamed, so a reader never sees half a file.
     const temp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-    await writeFile(temp, bytes);
+    await writeFile(temp, bytes, { mode: PRIVATE_FILE_MODE });
+    await chmod(temp, PRIVATE_FILE_MODE);
     await rename(temp, path);
   }
 

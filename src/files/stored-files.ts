@@ -11,6 +11,8 @@ export interface NewFile {
   name: string;
   mimeType: string;
   bytes: Uint8Array;
+  /** When the file may be removed unless something keeps it (web chat uploads); absent: kept. */
+  expiresAt?: number;
 }
 
 export interface StoredFile {
@@ -21,14 +23,18 @@ export interface StoredFile {
 
 /** 32 alphanumeric characters: about 190 bits, so a file URL cannot be guessed. */
 const ID_LENGTH = 32;
+const ID_FORMAT = /^[A-Za-z0-9]{16,64}$/;
 const NAME_MAX = 200;
 const MIME = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/i;
 
 /** A file name safe in a URL path segment and a header: no folders, no control characters. */
 export function safeFileName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
-  const clean = base.replace(/[\u0000-\u001f\u007f"]/g, '').trim().slice(0, NAME_MAX);
+  const clean = base
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f"]/g, '')
+    .trim()
+    .slice(0, NAME_MAX);
   return clean === '' || clean === '.' || clean === '..' ? 'file' : clean;
 }
 
@@ -41,9 +47,7 @@ export function safeMimeType(type: string): string {
  * bytes, and the public URL `{base_url}/files/<unguessable id>/<name>`, served without a token.
  */
 export class StoredFiles {
-  constructor(
-    private readonly deps: { store: Store; files: FileStore; clock: Clock; baseUrl: string },
-  ) {}
+  constructor(private readonly deps: { store: Store; files: FileStore; clock: Clock; baseUrl: string }) {}
 
   urlOf(id: string, name: string): string {
     return `${this.deps.baseUrl}/files/${id}/${encodeURIComponent(name)}`;
@@ -65,6 +69,7 @@ export class StoredFiles {
       size: input.bytes.byteLength,
       storage_key: key,
       created_at: this.deps.clock.now(),
+      expires_at: input.expiresAt ?? null,
     };
     try {
       await this.deps.store.files.insert(row);
@@ -75,8 +80,30 @@ export class StoredFiles {
     return { id, name, url: this.urlOf(id, name) };
   }
 
+  /** The id of a file this service stores, from its public URL; null for any other URL. */
+  idFromUrl(url: string): string | null {
+    const prefix = `${this.deps.baseUrl}/files/`;
+    if (!url.startsWith(prefix)) return null;
+    const id = url.slice(prefix.length).split('/')[0] ?? '';
+    return ID_FORMAT.test(id) ? id : null;
+  }
+
+  /**
+   * Removes files whose time ran out, rows first (so each is claimed by one sweep, and none is
+   * served without its bytes), then their bytes; answers how many.
+   */
+  async removeExpired(now: number, batch = 500): Promise<number> {
+    let removed = 0;
+    for (;;) {
+      const keys = await this.deps.store.files.deleteExpired(now, batch);
+      await this.deps.files.remove(keys);
+      removed += keys.length;
+      if (keys.length < batch) return removed;
+    }
+  }
+
   async find(id: string): Promise<FileRow | undefined> {
-    if (!/^[A-Za-z0-9]{16,64}$/.test(id)) return undefined;
+    if (!ID_FORMAT.test(id)) return undefined;
     return this.deps.store.files.getPublic(id);
   }
 

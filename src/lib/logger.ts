@@ -15,9 +15,38 @@ export const REDACT_PATHS = [
   'signing_key',
 ];
 
-/** `?access_token=` in a URL is a credential too. */
+/** Query parameters whose value is a credential: `access_token`, a platform's `hub.verify_token`. */
+const SECRET_PARAM = /token|secret|signature|password/i;
+
+/** A query parameter's name as the query parser reads it (`access%5Ftoken` is `access_token`). */
+function decodedName(raw: string): string {
+  if (!raw.includes('%') && !raw.includes('+')) return raw;
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * A URL as logged: the values of credential parameters are replaced, their names judged after
+ * percent-decoding (so `?access%5Ftoken=` is caught too). Runs only when a line is written.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(/([?&]access_token=)[^&]*/g, '$1[redacted]');
+  const q = url.indexOf('?');
+  if (q === -1) return url;
+  const params = url.slice(q + 1).split('&');
+  let changed = false;
+  for (let i = 0; i < params.length; i++) {
+    const param = params[i]!;
+    const eq = param.indexOf('=');
+    const name = eq === -1 ? param : param.slice(0, eq);
+    if (SECRET_PARAM.test(decodedName(name)) || (name.includes('%') && SECRET_PARAM.test(name.replace(/%[0-9A-Fa-f]{2}/g, '')))) {
+      params[i] = `${name}=[redacted]`;
+      changed = true;
+    }
+  }
+  return changed ? `${url.slice(0, q + 1)}${params.join('&')}` : url;
 }
 
 interface LoggedRequest {

@@ -100,8 +100,7 @@ export function toDetails(errors: Iterable<ValueError>, prefix = ''): ErrorDetai
     if (seen.has(field)) continue;
     seen.add(field);
     const rejected = error.value === undefined ? null : error.value;
-    const message =
-      error.value === null && error.type !== ValueErrorType.ObjectAdditionalProperties ? say.cannotBeNull(field) : describe(error, field);
+    const message = error.value === null && error.type !== ValueErrorType.ObjectAdditionalProperties ? say.cannotBeNull(field) : describe(error, field);
     details.push({ message, field, rejected_value: rejected });
     if (details.length >= 20) break;
   }

@@ -33,19 +33,24 @@ export const REJECTION = {
   noSuchChannel: 2,
   /** The page's origin is not in the channel's domains_whitelist. */
   originNotAllowed: 3,
+  /** Too many connections or new sessions from the client's address: try again later. */
+  tooManyConnections: 4,
 } as const;
 export type RejectionCode = (typeof REJECTION)[keyof typeof REJECTION];
 
 /**
  * Error codes of acknowledgements, named after the HTTP statuses they resemble: 400 the
- * payload is not an object, 404 the message or channel is gone, 413 the file is too large,
- * 422 a field is invalid (details name it), 429 too many events, 500 the server failed.
+ * payload is not an object or the event is unknown, 404 the message or channel is gone, 413 the
+ * file is too large, 422 a field is invalid (details name it), 429 too many events or upload
+ * bytes (details.retry_after says when to try again), 500 the server failed, 507 the channel's
+ * storage for uploads is full.
  */
-export type AckErrorCode = 400 | 404 | 413 | 422 | 429 | 500;
+export type AckErrorCode = 400 | 404 | 413 | 422 | 429 | 500 | 507;
 
 export interface AckError {
   error_code: AckErrorCode;
-  details: { message: string; field?: string };
+  /** retry_after: seconds after which the same request may succeed. */
+  details: { message: string; field?: string; retry_after?: number };
 }
 
 export interface HandshakeQuery {
@@ -63,7 +68,7 @@ export interface ConnectionAccepted {
 
 export interface ConnectionRejected {
   error_code: RejectionCode;
-  details: { message: string };
+  details: { message: string; retry_after?: number };
 }
 
 /** A message as the browser sees it: `sent` is the user's, `received` the site's. */
@@ -88,10 +93,7 @@ export type { Button, Card, QuickReply };
 
 /** notification_server: what the site sent through Send Notification. */
 export type ServerNotification =
-  | { type: 'typing_on' }
-  | { type: 'typing_off' }
-  | { type: 'messages_read'; last_read_timestamp: string }
-  | { type: 'custom'; payload: unknown };
+  { type: 'typing_on' } | { type: 'typing_off' } | { type: 'messages_read'; last_read_timestamp: string } | { type: 'custom'; payload: unknown };
 
 export interface MessageClientRequest {
   content: ChatContent;

@@ -28,6 +28,18 @@ export const ErrorBody = Type.Object(
   { $id: 'Error' },
 );
 
+/**
+ * The discriminator of unions whose members are told apart by their `type` (OpenAPI's
+ * Discriminator Object). The request validator picks the member to check by it, too.
+ */
+export const TYPE_DISCRIMINATOR: Readonly<{ propertyName: string }> = Object.freeze({ propertyName: 'type' });
+
+/** The property a union schema is discriminated by, if it is. */
+export function discriminatorOf(schema: TSchema): string | undefined {
+  const d = (schema as { discriminator?: { propertyName?: unknown } }).discriminator;
+  return typeof d?.propertyName === 'string' ? d.propertyName : undefined;
+}
+
 /** A value, or null meaning "delete" in PATCH bodies. */
 export function Nullable<T extends TSchema>(schema: T) {
   return Type.Union([schema, Type.Null()]);

@@ -1,5 +1,5 @@
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
-import { IdString, Timestamp } from './common.js';
+import { IdString, Timestamp, TYPE_DISCRIMINATOR } from './common.js';
 import { ChannelTypeSchema } from './channel-types.js';
 
 /**
@@ -51,7 +51,7 @@ export const QUICK_REPLY_SCHEMAS: Record<QuickReplyKind, TObject> = {
   email: Type.Object({ type: Type.Literal('email') }, { ...strict, title: 'E-mail quick reply' }),
   phone_number: Type.Object({ type: Type.Literal('phone_number') }, { ...strict, title: 'Phone number quick reply' }),
 };
-export const QuickReply = Type.Union(Object.values(QUICK_REPLY_SCHEMAS), { discriminator: 'type', title: 'Quick reply' });
+export const QuickReply = Type.Union(Object.values(QUICK_REPLY_SCHEMAS), { discriminator: TYPE_DISCRIMINATOR, title: 'Quick reply' });
 export type QuickReply = Static<typeof TextQuickReply> | { type: Exclude<QuickReplyKind, 'text'> };
 
 // Buttons (in structure cards).
@@ -59,12 +59,19 @@ const ButtonTitle = Type.String({ minLength: 1, maxLength: LIMITS.buttonTitle })
 export const BUTTON_SCHEMAS: Record<ButtonType, TObject> = {
   url: Type.Object({ type: Type.Literal('url'), title: ButtonTitle, payload: HttpUrl }, { ...strict, title: 'URL button' }),
   postback: Type.Object(
-    { type: Type.Literal('postback'), title: ButtonTitle, payload: Type.String({ minLength: 1, maxLength: LIMITS.postbackPayload, description: 'Returned in the postback event.' }) },
+    {
+      type: Type.Literal('postback'),
+      title: ButtonTitle,
+      payload: Type.String({ minLength: 1, maxLength: LIMITS.postbackPayload, description: 'Returned in the postback event.' }),
+    },
     { ...strict, title: 'Postback button' },
   ),
-  phone: Type.Object({ type: Type.Literal('phone'), title: ButtonTitle, payload: Type.String({ minLength: 1, maxLength: 40, description: 'Phone number; stored in E.164.' }) }, { ...strict, title: 'Call button' }),
+  phone: Type.Object(
+    { type: Type.Literal('phone'), title: ButtonTitle, payload: Type.String({ minLength: 1, maxLength: 40, description: 'Phone number; stored in E.164.' }) },
+    { ...strict, title: 'Call button' },
+  ),
 };
-export const Button = Type.Union(Object.values(BUTTON_SCHEMAS), { discriminator: 'type', title: 'Button' });
+export const Button = Type.Union(Object.values(BUTTON_SCHEMAS), { discriminator: TYPE_DISCRIMINATOR, title: 'Button' });
 export interface Button {
   type: ButtonType;
   title: string;
@@ -89,7 +96,10 @@ export const CardShape = Type.Object(
   },
   { ...strict, title: 'Card' },
 );
-export const Card = Type.Object({ ...CardShape.properties, buttons: Type.Optional(Type.Array(Button, { minItems: 1, maxItems: MAX_BUTTONS_PER_CARD })) }, { ...strict, title: 'Card' });
+export const Card = Type.Object(
+  { ...CardShape.properties, buttons: Type.Optional(Type.Array(Button, { minItems: 1, maxItems: MAX_BUTTONS_PER_CARD })) },
+  { ...strict, title: 'Card' },
+);
 export interface Card {
   title?: string;
   text?: string;
@@ -120,10 +130,17 @@ export const Receipt = Type.Object(
       ),
     ),
     summary: Type.Object(
-      { subtotal: Type.Optional(Type.Number()), shipping_cost: Type.Optional(Type.Number()), total_tax: Type.Optional(Type.Number()), total_cost: Type.Number() },
+      {
+        subtotal: Type.Optional(Type.Number()),
+        shipping_cost: Type.Optional(Type.Number()),
+        total_tax: Type.Optional(Type.Number()),
+        total_cost: Type.Number(),
+      },
       strict,
     ),
-    adjustments: Type.Optional(Type.Array(Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), amount: Type.Number() }, strict), { maxItems: 100 })),
+    adjustments: Type.Optional(
+      Type.Array(Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), amount: Type.Number() }, strict), { maxItems: 100 }),
+    ),
     elements: Type.Optional(
       Type.Array(
         Type.Object(
@@ -166,10 +183,14 @@ export const CONTENT_DOC_SCHEMAS: Record<ContentType, TObject> = {
   audio: member('audio', MediaPayload, 'Audio'),
   file: member('file', MediaPayload, 'File'),
   location: member('location', LocationPayload, 'Location'),
-  structure: member('structure', Type.Union([Card, Type.Array(Card, { minItems: 1, maxItems: MAX_CARDS })]), 'Structure (a card, or an array of cards: horizontal scroll)'),
+  structure: member(
+    'structure',
+    Type.Union([Card, Type.Array(Card, { minItems: 1, maxItems: MAX_CARDS })]),
+    'Structure (a card, or an array of cards: horizontal scroll)',
+  ),
   receipt: member('receipt', Receipt, 'Receipt'),
 };
-export const Content = Type.Union(Object.values(CONTENT_DOC_SCHEMAS), { discriminator: 'type', title: 'Content' });
+export const Content = Type.Union(Object.values(CONTENT_DOC_SCHEMAS), { discriminator: TYPE_DISCRIMINATOR, title: 'Content' });
 
 /** Members as first checked: structures and quick replies are checked piece by piece after. */
 function checked(type: ContentType, payload: TSchema): TObject {

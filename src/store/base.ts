@@ -21,7 +21,12 @@ export abstract class KyselyStore extends Repos implements Store {
   }
 
   async migrate(): Promise<string[]> {
-    const migrator = new Migrator({ db: this.db, provider: migrationProvider, migrationTableName: 'schema_migrations', migrationLockTableName: 'schema_migrations_lock' });
+    const migrator = new Migrator({
+      db: this.db,
+      provider: migrationProvider,
+      migrationTableName: 'schema_migrations',
+      migrationLockTableName: 'schema_migrations_lock',
+    });
     const { error, results } = await migrator.migrateToLatest();
     if (error) throw error instanceof Error ? error : new Error(String(error));
     return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

@@ -18,10 +18,17 @@ export interface ClaimRequest {
   limit: number;
   /** At most this many rows of one channel per claim, so one backlog cannot fill a claim. */
   perChannel: number;
+  /**
+   * At most this many rows of one account per claim when the rows looked at belong to more than
+   * one account (an account alone in them may have them all).
+   */
+  perAccount: number;
   /** How many of the earliest due rows the claim picks from (and on PostgreSQL locks meanwhile). */
   scanLimit: number;
   /** Channels whose receivers are busy enough already; their rows are left for later. */
   excludeChannels: readonly number[];
+  /** Accounts that hold their share of the worker already; their rows are left for later. */
+  excludeAccounts: readonly number[];
 }
 
 /** A claimed delivery with what sending it needs from its event. */

@@ -35,9 +35,16 @@ export function translateSqliteError(error: unknown): unknown {
   if (typeof e?.code !== 'string' || typeof e.message !== 'string') return error;
   if (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
     const list = e.message.split(':')[1] ?? '';
-    const parts = list.split(',').map((p) => p.trim()).filter((p) => p.length > 0);
+    const parts = list
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => p.length > 0);
     const table = parts[0]?.split('.')[0] ?? '';
-    return new UniqueViolation(table, parts.map((p) => p.split('.')[1] ?? p), { cause: error });
+    return new UniqueViolation(
+      table,
+      parts.map((p) => p.split('.')[1] ?? p),
+      { cause: error },
+    );
   }
   if (e.code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return new MissingReference(e.message, { cause: error });
   return error;

@@ -17,6 +17,10 @@ export interface AccessTokensTable {
   token_hash: string;
   created_at: number;
   revoked_at: number | null;
+  /** The token's first characters, for telling tokens apart (migration 008; null for older tokens). */
+  prefix: string | null;
+  /** When the token was last accepted, to within about a minute (migration 008). */
+  last_used_at: number | null;
 }
 
 export interface ChannelsTable {
@@ -86,6 +90,8 @@ export interface EventsTable {
   /** The exact JSON body sent to the webhook, so every retry signs the same bytes. */
   body: string;
   created_at: number;
+  /** The platform's identity of an inbound event (`kind:key`), unique per channel, so a replay makes no second event (migration 007). */
+  inbound_key: string | null;
 }
 
 export interface DeliveriesTable {
@@ -149,6 +155,8 @@ export interface FilesTable {
   size: number;
   storage_key: string;
   created_at: number;
+  /** When an unreferenced web chat upload may be removed; null (or absent) for files kept. */
+  expires_at?: number | null;
 }
 
 export interface ChatSessionsTable {

@@ -149,7 +149,11 @@ for (const { dialect, skip } of await dialects()) {
     });
 
     test('logs carry request ids and never tokens or webhook secrets', async () => {
-      const created = await s.api.post(`/v1/channels?access_token=${s.token}`, { type: 'service_chat', name: 'logged', webhook: { url: 'https://example.com/h' } }, { authorization: '' });
+      const created = await s.api.post(
+        `/v1/channels?access_token=${s.token}`,
+        { type: 'service_chat', name: 'logged', webhook: { url: 'https://example.com/h' } },
+        { authorization: '' },
+      );
       assert.equal(created.status, 201);
       const all = logLines.join('\n');
       assert.ok(all.includes('"reqId"'));

@@ -27,7 +27,7 @@ for (const { dialect, skip } of await dialects()) {
     });
     after(async () => s?.close());
 
-    test('GET /v1/channels/{id}/capabilities shows the declaration of the channel\'s type', async () => {
+    test("GET /v1/channels/{id}/capabilities shows the declaration of the channel's type", async () => {
       for (const type of CHANNEL_TYPES) {
         const channel = await createChannel(s.api, type);
         const res = await s.api.get(`/v1/channels/${channel}/capabilities`);
@@ -61,7 +61,7 @@ for (const { dialect, skip } of await dialects()) {
       }
     });
 
-    test('unknown and another account\'s channels are 404; a token is required', async () => {
+    test("unknown and another account's channels are 404; a token is required", async () => {
       const channel = await createChannel(s.api, 'mobile', 'test');
       const other = await s.newAccount();
       assert.equal((await other.api.get(`/v1/channels/${channel}/capabilities`)).status, 404);

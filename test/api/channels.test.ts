@@ -8,7 +8,12 @@ import { ConnectorRegistry, type Connector } from '../../src/connectors/connecto
 const BODIES: Record<string, Record<string, unknown>> = {
   service_chat: { type: 'service_chat', name: 'Web chat' },
   socialnet_chat: { type: 'socialnet_chat', name: 'Page', socialnet_page: { id: '1234', access_token: 'page-token-1' } },
-  mobile: { type: 'mobile', name: 'SMS', mode: 'test', provider: { type: 'smsprovider', sender_id: '+420601000111', access_token: 'sms-token', signing_key: 'sms-signing' } },
+  mobile: {
+    type: 'mobile',
+    name: 'SMS',
+    mode: 'test',
+    provider: { type: 'smsprovider', sender_id: '+420601000111', access_token: 'sms-token', signing_key: 'sms-signing' },
+  },
   rbm: { type: 'rbm', name: 'RCS', region: 'europe', rbm: { agent_name: 'Shop agent' } },
   appmsg: { type: 'appmsg', name: 'App messenger', appmsg: { access_token: 'appmsg-token' } },
   appmsg_business_messages: { type: 'appmsg_business_messages', name: 'Business', mode: 'shared', appmsg_business_messages: { sender_id: 'shop' } },
@@ -64,7 +69,10 @@ for (const { dialect, skip } of await dialects()) {
       }
       const listed = await api.get('/v1/channels?max=100');
       assert.equal(listed.headers.get('x-total-count'), String(Object.keys(BODIES).length));
-      assert.deepEqual(listed.body.map((c: { type: string }) => c.type), Object.keys(BODIES));
+      assert.deepEqual(
+        listed.body.map((c: { type: string }) => c.type),
+        Object.keys(BODIES),
+      );
       for (const c of listed.body) {
         assert.equal((await api.delete(`/v1/channels/${c.id}`)).status, 204);
         assert.equal((await api.get(`/v1/channels/${c.id}`)).status, 404);
@@ -124,10 +132,17 @@ for (const { dialect, skip } of await dialects()) {
 
     test('mode only where the mode table allows it', async () => {
       const cases: Array<[string, string, number]> = [
-        ['mobile', 'production', 201], ['mobile', 'test', 201], ['mobile', 'shared', 422],
-        ['rbm', 'test', 201], ['rbm', 'shared', 422],
-        ['appmsg_business_messages', 'shared', 201], ['appmsg_business_messages', 'test', 201],
-        ['service_chat', 'production', 201], ['service_chat', 'test', 422], ['socialnet_chat', 'test', 422], ['email', 'shared', 422],
+        ['mobile', 'production', 201],
+        ['mobile', 'test', 201],
+        ['mobile', 'shared', 422],
+        ['rbm', 'test', 201],
+        ['rbm', 'shared', 422],
+        ['appmsg_business_messages', 'shared', 201],
+        ['appmsg_business_messages', 'test', 201],
+        ['service_chat', 'production', 201],
+        ['service_chat', 'test', 422],
+        ['socialnet_chat', 'test', 422],
+        ['email', 'shared', 422],
       ];
       for (const [type, mode, status] of cases) {
         const res = await s.api.post('/v1/channels', { ...BODIES[type], mode });
@@ -150,10 +165,16 @@ for (const { dialect, skip } of await dialects()) {
       assert.deepEqual(missingType.body.errors[0], { message: "Missing property 'type'.", field: 'type', rejected_value: null });
       const badType = await s.api.post('/v1/channels', { type: 'pager', name: 'x' });
       assert.equal(badType.body.errors[0].field, 'type');
-      assert.match(badType.body.errors[0].message, /does not match any allowed value: service_chat, socialnet_chat, mobile, rbm, appmsg, appmsg_business_messages, botmsg, email/);
+      assert.match(
+        badType.body.errors[0].message,
+        /does not match any allowed value: service_chat, socialnet_chat, mobile, rbm, appmsg, appmsg_business_messages, botmsg, email/,
+      );
       const noName = await s.api.post('/v1/channels', { type: 'service_chat' });
       assert.deepEqual(noName.body.errors[0], { message: "Missing property 'name'.", field: 'name', rejected_value: null });
-      const nested = await s.api.post('/v1/channels', { ...BODIES.email, provider: { type: 'mailprovider', access_token: 'k', sender: { email: 'not-an-address', name: 'S' } } });
+      const nested = await s.api.post('/v1/channels', {
+        ...BODIES.email,
+        provider: { type: 'mailprovider', access_token: 'k', sender: { email: 'not-an-address', name: 'S' } },
+      });
       assert.equal(nested.status, 422);
       assert.equal(nested.body.errors[0].field, 'provider.sender.email');
       const wrongProvider = await s.api.post('/v1/channels', { ...BODIES.mobile, provider: { ...(BODIES.mobile!.provider as object), type: 'mailprovider' } });

@@ -18,7 +18,20 @@ for (const { dialect, skip } of await dialects()) {
 
     async function insertContact(channel: string, fields: Record<string, unknown> = {}): Promise<string> {
       const id = s.runtime.ids.nextNumber();
-      await s.runtime.store.contacts.insert({ id, account_id: s.accountId, channel_id: Number(channel), external_id: `ext-${id}`, phone_number: null, email: null, user_ref: null, name: null, profile: '{}', created_at: 1, updated_at: 1, ...fields });
+      await s.runtime.store.contacts.insert({
+        id,
+        account_id: s.accountId,
+        channel_id: Number(channel),
+        external_id: `ext-${id}`,
+        phone_number: null,
+        email: null,
+        user_ref: null,
+        name: null,
+        profile: '{}',
+        created_at: 1,
+        updated_at: 1,
+        ...fields,
+      });
       return String(id);
     }
 
@@ -29,9 +42,15 @@ for (const { dialect, skip } of await dialects()) {
       const all = await s.api.get(`/v1/channels/${channel}/contacts`);
       assert.equal(all.status, 200);
       assert.equal(all.headers.get('x-total-count'), '4');
-      assert.deepEqual(all.body.map((c: { id: string }) => c.id), [...ids].reverse());
+      assert.deepEqual(
+        all.body.map((c: { id: string }) => c.id),
+        [...ids].reverse(),
+      );
       const page = await s.api.get(`/v1/channels/${channel}/contacts?max=2&offset=1`);
-      assert.deepEqual(page.body.map((c: { id: string }) => c.id), [ids[2], ids[1]]);
+      assert.deepEqual(
+        page.body.map((c: { id: string }) => c.id),
+        [ids[2], ids[1]],
+      );
       assert.equal(page.headers.get('x-total-count'), '4');
       assert.equal((await s.api.get(`/v1/channels/${channel}/contacts?offset=-1`)).status, 422);
       const empty = await s.api.get(`/v1/channels/${await createChannel(s.api, 'mobile', 'test')}/contacts`);
@@ -42,7 +61,11 @@ for (const { dialect, skip } of await dialects()) {
     test('fields per channel type and the default names', async () => {
       const mobile = await createChannel(s.api, 'mobile', 'test');
       const m = await send(s.api, mobile, { phone_number: '+420601123456' }, TEXT);
-      assert.deepEqual((await s.api.get(`/v1/channels/${mobile}/contacts/${m.body.contact.id}`)).body, { id: m.body.contact.id, name: '+420601123456', phone_number: '+420601123456' });
+      assert.deepEqual((await s.api.get(`/v1/channels/${mobile}/contacts/${m.body.contact.id}`)).body, {
+        id: m.body.contact.id,
+        name: '+420601123456',
+        phone_number: '+420601123456',
+      });
 
       const rbm = await createChannel(s.api, 'rbm', 'test');
       const r = await send(s.api, rbm, { phone_number: '+420601123456' }, TEXT);
@@ -55,20 +78,35 @@ for (const { dialect, skip } of await dialects()) {
       const email = await createChannel(s.api, 'email');
       const e = await send(s.api, email, { email: 'Eva@Example.com', name: 'Eva' }, TEXT);
       assert.equal(e.status, 201, e.text);
-      assert.deepEqual((await s.api.get(`/v1/channels/${email}/contacts/${e.body.contact.id}`)).body, { id: e.body.contact.id, name: 'Eva', email: 'eva@example.com' });
+      assert.deepEqual((await s.api.get(`/v1/channels/${email}/contacts/${e.body.contact.id}`)).body, {
+        id: e.body.contact.id,
+        name: 'Eva',
+        email: 'eva@example.com',
+      });
       const again = await send(s.api, email, { email: 'eva@example.com' }, TEXT);
       assert.equal(again.body.contact.id, e.body.contact.id);
       assert.equal((await send(s.api, email, { id: e.body.contact.id }, TEXT)).status, 201);
 
       const page = await createChannel(s.api, 'socialnet_chat');
-      const withProfile = await insertContact(page, { user_ref: 'ref-9', name: 'Petr', profile: JSON.stringify({ gender: 'male', time_zone: 1, photo_url: 'https://example.com/p.png' }) });
-      assert.deepEqual((await s.api.get(`/v1/channels/${page}/contacts/${withProfile}`)).body, { id: withProfile, name: 'Petr', user_ref: 'ref-9', gender: 'male', time_zone: 1, photo_url: 'https://example.com/p.png' });
+      const withProfile = await insertContact(page, {
+        user_ref: 'ref-9',
+        name: 'Petr',
+        profile: JSON.stringify({ gender: 'male', time_zone: 1, photo_url: 'https://example.com/p.png' }),
+      });
+      assert.deepEqual((await s.api.get(`/v1/channels/${page}/contacts/${withProfile}`)).body, {
+        id: withProfile,
+        name: 'Petr',
+        user_ref: 'ref-9',
+        gender: 'male',
+        time_zone: 1,
+        photo_url: 'https://example.com/p.png',
+      });
       const byRef = await send(s.api, page, { user_ref: 'ref-9' }, TEXT);
       assert.equal(byRef.status, 201);
       assert.deepEqual(byRef.body.contact, { id: withProfile, user_ref: 'ref-9' });
     });
 
-    test('Get Contact: unknown, malformed, another channel\'s and another account\'s are 404', async () => {
+    test("Get Contact: unknown, malformed, another channel's and another account's are 404", async () => {
       const channel = await createChannel(s.api, 'mobile', 'test');
       const otherChannel = await createChannel(s.api, 'mobile', 'test');
       const c = (await send(s.api, channel, { phone_number: '+420601123456' }, TEXT)).body.contact.id;
@@ -94,9 +132,28 @@ for (const { dialect, skip } of await dialects()) {
       mkdirSync(join(filesDir, 'ab'), { recursive: true });
       const bytes = join(filesDir, 'ab', 'photo.png');
       writeFileSync(bytes, 'png');
-      await s.runtime.store.files.insert({ id: `f${contactId}`, account_id: s.accountId, channel_id: Number(channel), contact_id: contactId, name: 'photo.png', mime_type: 'image/png', size: 3, storage_key: 'ab/photo.png', created_at: 1 });
+      await s.runtime.store.files.insert({
+        id: `f${contactId}`,
+        account_id: s.accountId,
+        channel_id: Number(channel),
+        contact_id: contactId,
+        name: 'photo.png',
+        mime_type: 'image/png',
+        size: 3,
+        storage_key: 'ab/photo.png',
+        created_at: 1,
+      });
       // An event about no single message names the contact itself (events about a message name the message).
-      await s.runtime.store.events.insertEvent({ id: 9_000_000 + contactId % 1_000_000, account_id: s.accountId, channel_id: Number(channel), contact_id: contactId, message_id: null, type: 'messages_read', body: '{}', created_at: 1 });
+      await s.runtime.store.events.insertEvent({
+        id: 9_000_000 + (contactId % 1_000_000),
+        account_id: s.accountId,
+        channel_id: Number(channel),
+        contact_id: contactId,
+        message_id: null,
+        type: 'messages_read',
+        body: '{}',
+        created_at: 1,
+      });
       const eventsOfContact = async () => {
         const rows = await s.runtime.store.db
           .selectFrom('events')
@@ -128,7 +185,7 @@ for (const { dialect, skip } of await dialects()) {
       assert.notEqual(again.body.contact.id, String(contactId));
     });
 
-    test('a contact deleted behind this process\'s back (another instance) is made again on the next send', async () => {
+    test("a contact deleted behind this process's back (another instance) is made again on the next send", async () => {
       const channel = await createChannel(s.api, 'mobile', 'test');
       const first = await send(s.api, channel, { phone_number: '+420601000020' }, TEXT);
       await s.runtime.store.contacts.delete(s.accountId, Number(channel), Number(first.body.contact.id));

@@ -26,7 +26,11 @@ for (const { dialect, skip } of await dialects()) {
       const events = await count(s, 'events');
       const deliveries = await count(s, 'deliveries');
       // Same body with its keys in another order.
-      const again = await s.api.post('/v1/messages', { metadata: { b: 2, a: 1 }, content: TEXT, contact: { phone_number: '+420601123456' }, channel: { id: channel } }, key('order-1'));
+      const again = await s.api.post(
+        '/v1/messages',
+        { metadata: { b: 2, a: 1 }, content: TEXT, contact: { phone_number: '+420601123456' }, channel: { id: channel } },
+        key('order-1'),
+      );
       assert.equal(again.status, 201);
       assert.equal(again.headers.get('idempotent-replayed'), 'true');
       assert.equal(again.headers.get('location'), first.headers.get('location'));
@@ -81,7 +85,19 @@ for (const { dialect, skip } of await dialects()) {
     test('a send the platform refused answers the same 502 again and is not sent twice', async () => {
       const bot = await createChannel(s.api, 'botmsg');
       const contact = s.runtime.ids.nextNumber();
-      await s.runtime.store.contacts.insert({ id: contact, account_id: s.accountId, channel_id: Number(bot), external_id: '1', phone_number: null, email: null, user_ref: null, name: null, profile: '{}', created_at: 1, updated_at: 1 });
+      await s.runtime.store.contacts.insert({
+        id: contact,
+        account_id: s.accountId,
+        channel_id: Number(bot),
+        external_id: '1',
+        phone_number: null,
+        email: null,
+        user_ref: null,
+        name: null,
+        profile: '{}',
+        created_at: 1,
+        updated_at: 1,
+      });
       const first = await send(s.api, bot, { id: String(contact) }, TEXT, {}, key('bot-1'));
       const second = await send(s.api, bot, { id: String(contact) }, TEXT, {}, key('bot-1'));
       assert.deepEqual([first.status, second.status], [502, 502]);

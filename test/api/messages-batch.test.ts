@@ -17,19 +17,69 @@ for (const { dialect, skip } of await dialects()) {
       store = await openStore(db.url);
       await store.migrate();
       await store.accounts.insert({ id: 1, name: 'a', plan: 'enterprise', hourly_limit: null, concurrency_limit: null, created_at: 1 });
-      await store.channels.insert({ id: 1, account_id: 1, type: 'mobile', name: 'm', mode: 'test', config: '{}', secrets: null, webhook_id: null, webhook_url: null, webhook_secret: null, webhook_ssl_verification: 1, settings: '{}', created_at: 1, updated_at: 1 });
+      await store.channels.insert({
+        id: 1,
+        account_id: 1,
+        type: 'mobile',
+        name: 'm',
+        mode: 'test',
+        config: '{}',
+        secrets: null,
+        webhook_id: null,
+        webhook_url: null,
+        webhook_secret: null,
+        webhook_ssl_verification: 1,
+        settings: '{}',
+        created_at: 1,
+        updated_at: 1,
+      });
     });
     after(async () => {
       await store?.close();
       await db?.drop();
     });
 
-    const contact = (id: number, phone: string) => ({ id, account_id: 1, channel_id: 1, external_id: null, phone_number: phone, email: null, user_ref: null, name: null, profile: '{}', created_at: 1, updated_at: 1 });
-    const message = (id: number, contactId: number, key: string | null = null) => ({
-      id, account_id: 1, channel_id: 1, contact_id: contactId, direction: 'sent', content: '{"type":"text","payload":"x"}', metadata: null, status: 'sent',
-      external_id: null, error: null, idempotency_key: key, request_hash: key ? 'h' : null, sent_at: 1, delivered_at: null, read_at: null, created_at: 1,
+    const contact = (id: number, phone: string) => ({
+      id,
+      account_id: 1,
+      channel_id: 1,
+      external_id: null,
+      phone_number: phone,
+      email: null,
+      user_ref: null,
+      name: null,
+      profile: '{}',
+      created_at: 1,
+      updated_at: 1,
     });
-    const event = (id: number, messageId: number) => ({ id, account_id: 1, channel_id: 1, contact_id: null, message_id: messageId, type: 'message_echo', body: '{}', created_at: 1 });
+    const message = (id: number, contactId: number, key: string | null = null) => ({
+      id,
+      account_id: 1,
+      channel_id: 1,
+      contact_id: contactId,
+      direction: 'sent',
+      content: '{"type":"text","payload":"x"}',
+      metadata: null,
+      status: 'sent',
+      external_id: null,
+      error: null,
+      idempotency_key: key,
+      request_hash: key ? 'h' : null,
+      sent_at: 1,
+      delivered_at: null,
+      read_at: null,
+      created_at: 1,
+    });
+    const event = (id: number, messageId: number) => ({
+      id,
+      account_id: 1,
+      channel_id: 1,
+      contact_id: null,
+      message_id: messageId,
+      type: 'message_echo',
+      body: '{}',
+      created_at: 1,
+    });
 
     function unit(phone: string, key: string | null = null, contactId = next++): WriteUnit {
       const m = next++;
@@ -40,7 +90,10 @@ for (const { dialect, skip } of await dialects()) {
       const before = await store.messages.countSent(1, 1);
       const units = [unit('+1001'), unit('+1002', 'dup'), unit('+1003'), unit('+1004', 'dup'), unit('+1005')];
       const results = await Promise.allSettled(units.map((u) => store.batchWrite(u)));
-      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+      );
       const error = (results[3] as PromiseRejectedResult).reason;
       assert.ok(error instanceof UniqueViolation, String(error));
       assert.equal(error.table, 'messages');

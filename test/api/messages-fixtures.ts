@@ -61,13 +61,24 @@ export function fakeConnectors(): { registry: ConnectorRegistry; calls: SentCall
   return { registry: new ConnectorRegistry().register(accepting).register(refusing), calls };
 }
 
-export async function count(s: TestServer, table: 'messages' | 'contacts' | 'events' | 'deliveries' | 'jobs' | 'files', where: Record<string, unknown> = {}): Promise<number> {
+export async function count(
+  s: TestServer,
+  table: 'messages' | 'contacts' | 'events' | 'deliveries' | 'jobs' | 'files',
+  where: Record<string, unknown> = {},
+): Promise<number> {
   let q = s.runtime.store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n'));
   for (const [k, v] of Object.entries(where)) q = q.where(k as never, '=', v as never);
   const row = await q.executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
-export function send(api: ApiClient, channelId: string, contact: Record<string, unknown>, content: unknown, extra: Record<string, unknown> = {}, headers?: Record<string, string>) {
+export function send(
+  api: ApiClient,
+  channelId: string,
+  contact: Record<string, unknown>,
+  content: unknown,
+  extra: Record<string, unknown> = {},
+  headers?: Record<string, string>,
+) {
   return api.post('/v1/messages', { channel: { id: channelId }, contact, content, ...extra }, headers);
 }

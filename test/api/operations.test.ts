@@ -18,20 +18,39 @@ for (const { dialect, skip } of await dialects()) {
       const res = await anonymous.get('/v1/openapi.json');
       assert.equal(res.status, 200);
       assert.equal(res.body.openapi, '3.1.0');
-      assert.equal(res.body.servers[0].url, s.baseUrl);
+      assert.equal(res.body.servers[0].url, '/v1', 'relative: "try it" works from any host name');
       const channels = res.body.paths['/channels'];
       assert.ok(channels.get && channels.post, 'list and create are documented');
       assert.ok(res.body.paths['/channels/{channel_id}'].patch);
       assert.ok(channels.post.requestBody, 'create documents its body');
       assert.ok(channels.post.responses['201'], 'create documents 201');
-      assert.ok(!Object.keys(res.body.paths).some((p) => p.includes('healthz')));
+      assert.deepEqual(res.body.paths['/healthz'].get.security, [], 'the health checks are documented as public');
+      assert.ok(!Object.keys(res.body.paths).some((p) => p.includes('inbound') || p.includes('openapi')), 'platform callbacks are not');
     });
 
-    test('a readable API reference page is served', async () => {
-      const res = await fetch(`${s.origin}/v1/docs/`, { redirect: 'follow' });
-      assert.equal(res.status, 200);
-      assert.match(res.headers.get('content-type') ?? '', /text\/html/);
-      assert.match(await res.text(), /<html/i);
+    test("a readable API reference page is served under the product's name, all from this server", async () => {
+      for (const page of ['/v1/docs', '/v1/docs/']) {
+        const res = await fetch(`${s.origin}${page}`, { redirect: 'follow' });
+        assert.equal(res.status, 200);
+        assert.match(res.headers.get('content-type') ?? '', /text\/html/);
+        const html = await res.text();
+        assert.match(html, /<title>Parley API reference<\/title>/);
+        assert.doesNotMatch(html, /Swagger UI/);
+        assert.doesNotMatch(html, /(https?:)?\/\/[a-z0-9]/i, 'no external URLs');
+        // Every script, style sheet and icon it names is served here.
+        const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+        assert.ok(
+          assets.some((a) => a.endsWith('/theme/parley.css')),
+          'the product style sheet',
+        );
+        for (const asset of assets) {
+          const got = await fetch(new URL(asset, `${s.origin}${page}`));
+          assert.equal(got.status, 200, asset);
+          await got.arrayBuffer();
+        }
+      }
+      const init = await (await fetch(`${s.origin}/v1/docs/static/swagger-initializer.js`)).text();
+      assert.match(init, /data:image\/svg\+xml;base64,/, 'the product logo');
     });
 
     test('/healthz and /readyz answer without a token; readyz checks the store', async () => {

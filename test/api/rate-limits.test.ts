@@ -81,7 +81,10 @@ for (const { dialect, skip } of await dialects()) {
       assert.match(third.body.errors[0].message, /simultaneous/);
       release();
       const done = await Promise.all(slow);
-      assert.deepEqual(done.map((r) => r.status), [200, 200]);
+      assert.deepEqual(
+        done.map((r) => r.status),
+        [200, 200],
+      );
       assert.equal((await api.get('/v1/channels')).status, 200);
     });
   });

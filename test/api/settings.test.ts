@@ -95,7 +95,11 @@ for (const { dialect, skip } of await dialects()) {
       const path = `/v1/channels/${await chat()}/settings`;
       const res = await s.api.patch(path, { menu: [{ locale: 'default', items: [item(1)] }] });
       assert.equal(res.status, 422);
-      assert.deepEqual(res.body.errors[0], { message: "Property 'menu' is not supported.", field: 'menu', rejected_value: [{ locale: 'default', items: [item(1)] }] });
+      assert.deepEqual(res.body.errors[0], {
+        message: "Property 'menu' is not supported.",
+        field: 'menu',
+        rejected_value: [{ locale: 'default', items: [item(1)] }],
+      });
     });
 
     test('types without settings: {} and any key 422', async () => {
@@ -135,7 +139,14 @@ for (const { dialect, skip } of await dialects()) {
       const value = {
         get_started_button: { payload: 'GET_STARTED' },
         menu: [
-          { locale: 'default', items: [item(1), { type: 'url', title: 'Shop', payload: 'https://shop.example.com' }, { type: 'menu', title: 'More', items: [item(2), { type: 'menu', title: 'Deeper', items: [item(3)] }] }] },
+          {
+            locale: 'default',
+            items: [
+              item(1),
+              { type: 'url', title: 'Shop', payload: 'https://shop.example.com' },
+              { type: 'menu', title: 'More', items: [item(2), { type: 'menu', title: 'Deeper', items: [item(3)] }] },
+            ],
+          },
           { locale: 'cs_CZ', items: [item(4)] },
         ],
         user_inputs: [{ locale: 'default', enabled: false }],
@@ -168,7 +179,10 @@ for (const { dialect, skip } of await dialects()) {
         [menu([{ type: 'postback', title: 'Long', payload: 'p'.repeat(1001) }]), 'menu[0].items[0].payload'],
         [menu([{ type: 'url', title: 'Bad url', payload: 'not a url' }]), 'menu[0].items[0].payload'],
         [menu([{ type: 'postback', title: 'Extra', payload: 'x', url: 'y' }]), 'menu[0].items[0].url'],
-        [menu([{ type: 'menu', title: 'L1', items: [{ type: 'menu', title: 'L2', items: [{ type: 'menu', title: 'L3', items: [item(1)] }] }] }]), 'menu[0].items[0].items[0].items[0].type'],
+        [
+          menu([{ type: 'menu', title: 'L1', items: [{ type: 'menu', title: 'L2', items: [{ type: 'menu', title: 'L3', items: [item(1)] }] }] }]),
+          'menu[0].items[0].items[0].items[0].type',
+        ],
         [menu([{ type: 'menu', title: 'Four', items: [item(1), item(2), item(3), item(4)] }]), 'menu[0].items[0].items'],
         [menu([item(1)], 'en_US'), 'menu'],
         [[...menu([item(1)]), ...menu([item(2)])], 'menu[1].locale'],
@@ -180,7 +194,10 @@ for (const { dialect, skip } of await dialects()) {
         assert.equal(res.status, 422, `${field}: ${res.text}`);
         assert.equal(res.body.errors[0].field, field, JSON.stringify(res.body.errors[0]));
       }
-      assert.equal((await s.api.patch(path, { get_started_button: gsb, menu: menu([{ type: 'postback', title: 't'.repeat(30), payload: 'p'.repeat(1000) }]) })).status, 200);
+      assert.equal(
+        (await s.api.patch(path, { get_started_button: gsb, menu: menu([{ type: 'postback', title: 't'.repeat(30), payload: 'p'.repeat(1000) }]) })).status,
+        200,
+      );
 
       const noButton = await s.api.patch(`/v1/channels/${(await s.api.post('/v1/channels', SOCIAL)).body.id}/settings`, { menu: menu([item(1)]) });
       assert.equal(noButton.status, 422);
@@ -205,7 +222,11 @@ for (const { dialect, skip } of await dialects()) {
       const notBool = await s.api.patch(path, { user_inputs: [{ locale: 'default', enabled: 'no' }] });
       assert.equal(notBool.body.errors[0].field, 'user_inputs[0].enabled');
       assert.equal((await s.api.patch(path, { user_inputs: [{ locale: 'default', enabled: true }] })).status, 200);
-      const withMenu = await s.api.patch(path, { get_started_button: { payload: 'GO' }, menu: [{ locale: 'default', items: [item(1)] }], user_inputs: [{ locale: 'default', enabled: false }] });
+      const withMenu = await s.api.patch(path, {
+        get_started_button: { payload: 'GO' },
+        menu: [{ locale: 'default', items: [item(1)] }],
+        user_inputs: [{ locale: 'default', enabled: false }],
+      });
       assert.equal(withMenu.status, 200, withMenu.text);
       const dropMenu = await s.api.patch(path, { menu: null });
       assert.equal(dropMenu.status, 422);

@@ -49,6 +49,9 @@ describe('Rate limits shared by two server processes on one PostgreSQL', { skip:
     const listed = await a!.get('/v1/channels?max=100');
     assert.equal(listed.headers.get('x-total-count'), '20');
     const sorted = [...listed.body.map((c: { id: string }) => Number(c.id))];
-    assert.deepEqual(sorted, [...sorted].sort((x, y) => x - y));
+    assert.deepEqual(
+      sorted,
+      [...sorted].sort((x, y) => x - y),
+    );
   });
 });

@@ -17,11 +17,14 @@ describe('HTTPS served directly', () => {
   test('answers over TLS with the configured certificate', async () => {
     const port = new URL(s.origin).port;
     const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, path: '/v1/channels', ca: cert.cert, servername: 'localhost', headers: { authorization: `Bearer ${s.token}` } }, (res) => {
-        let text = '';
-        res.on('data', (d) => (text += String(d)));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      });
+      const req = request(
+        { host: '127.0.0.1', port, path: '/v1/channels', ca: cert.cert, servername: 'localhost', headers: { authorization: `Bearer ${s.token}` } },
+        (res) => {
+          let text = '';
+          res.on('data', (d) => (text += String(d)));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
       req.on('error', reject);
       req.end();
     });

@@ -90,7 +90,14 @@ for (const { dialect, skip } of await dialects()) {
     });
 
     test('a reply through the API appears; its delivery and reading come back; a quick reply is tapped', async () => {
-      const reply = await api({ type: 'text', payload: 'We do! Which colour?', quick_replies: [{ type: 'text', title: 'Black', payload: 'COLOUR_BLACK' }, { type: 'text', title: 'White', payload: 'COLOUR_WHITE' }] });
+      const reply = await api({
+        type: 'text',
+        payload: 'We do! Which colour?',
+        quick_replies: [
+          { type: 'text', title: 'Black', payload: 'COLOUR_BLACK' },
+          { type: 'text', title: 'White', payload: 'COLOUR_WHITE' },
+        ],
+      });
       assert.equal(reply.status, 201, reply.text);
       await log().getByText('We do! Which colour?').waitFor();
       const delivered = await hooks.waitFor('messages_delivered', (e) => e.data.messages[0].id === reply.body.id);
@@ -114,8 +121,21 @@ for (const { dialect, skip } of await dialects()) {
       const cards = await api({
         type: 'structure',
         payload: [
-          { title: 'Trail runner', text: 'Black, size 44', image_url: shop.url('/img/trail.png'), buttons: [{ type: 'postback', title: 'Add to cart', payload: 'ADD_TRAIL_44' }, { type: 'url', title: 'Details', payload: 'https://shop.example.com/trail' }] },
-          { title: 'City walker', text: 'Brown, size 44', image_url: shop.url('/img/city.png'), buttons: [{ type: 'postback', title: 'Add to cart', payload: 'ADD_CITY_44' }] },
+          {
+            title: 'Trail runner',
+            text: 'Black, size 44',
+            image_url: shop.url('/img/trail.png'),
+            buttons: [
+              { type: 'postback', title: 'Add to cart', payload: 'ADD_TRAIL_44' },
+              { type: 'url', title: 'Details', payload: 'https://shop.example.com/trail' },
+            ],
+          },
+          {
+            title: 'City walker',
+            text: 'Brown, size 44',
+            image_url: shop.url('/img/city.png'),
+            buttons: [{ type: 'postback', title: 'Add to cart', payload: 'ADD_CITY_44' }],
+          },
           { title: 'Hiking boot', text: 'Brown, size 44', image_url: shop.url('/img/boot.png') },
         ],
       });
@@ -126,7 +146,9 @@ for (const { dialect, skip } of await dialects()) {
       const overflow = await list.evaluate((el) => el.scrollWidth > el.clientWidth);
       assert.ok(overflow, 'the cards scroll horizontally');
       // The picture for docs/widget.png (WIDGET_SCREENSHOT=docs/widget.png refreshes it).
-      await page.waitForFunction(() => [...(document.querySelector('[data-parley-chat]')?.shadowRoot?.querySelectorAll('img') ?? [])].every((i) => i.complete && i.naturalWidth > 0));
+      await page.waitForFunction(() =>
+        [...(document.querySelector('[data-parley-chat]')?.shadowRoot?.querySelectorAll('img') ?? [])].every((i) => i.complete && i.naturalWidth > 0),
+      );
       const shot = join(mkdtempSync(join(tmpdir(), 'parley-widget-')), 'widget.png');
       await page.screenshot({ path: shot });
       if (process.env.WIDGET_SCREENSHOT && dialect === 'sqlite') copyFileSync(shot, process.env.WIDGET_SCREENSHOT);
@@ -172,7 +194,14 @@ for (const { dialect, skip } of await dialects()) {
       await page.reload();
       // With a stored session the widget connects while closed: what arrives is counted on the launcher.
       await page.getByText('Online').waitFor({ state: 'attached' });
-      const whileClosed = await api({ type: 'text', payload: 'Your order has shipped.', quick_replies: [{ type: 'text', title: 'No, thanks', payload: 'DONE' }, { type: 'text', title: 'Delivery times', payload: 'DELIVERY' }] });
+      const whileClosed = await api({
+        type: 'text',
+        payload: 'Your order has shipped.',
+        quick_replies: [
+          { type: 'text', title: 'No, thanks', payload: 'DONE' },
+          { type: 'text', title: 'Delivery times', payload: 'DELIVERY' },
+        ],
+      });
       assert.equal(whileClosed.status, 201);
       await page.getByRole('button', { name: 'Chat with Shoe shop, 1 new message' }).waitFor();
       await launcher().click();
@@ -211,7 +240,11 @@ for (const { dialect, skip } of await dialects()) {
       assert.ok(sent.signatureValid);
       const ownContact = sent.data.contact.id;
       assert.notEqual(ownContact, contactId, 'another browser profile is another visitor');
-      const reply = await s.api.post('/v1/messages', { channel: { id: channelId }, contact: { id: ownContact }, content: { type: 'text', payload: 'Hello, custom interface' } });
+      const reply = await s.api.post('/v1/messages', {
+        channel: { id: channelId },
+        contact: { id: ownContact },
+        content: { type: 'text', payload: 'Hello, custom interface' },
+      });
       assert.equal(reply.status, 201);
       await own.getByText('Hello, custom interface').waitFor();
       const failure = await own.evaluate(() => (window as unknown as { chatError?: unknown }).chatError);

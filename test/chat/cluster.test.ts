@@ -39,7 +39,11 @@ describe('Web chat across server instances (postgres)', { skip: pgOk ? false : '
     // The adapter's listening connection may still be starting: retry the first push briefly.
     let pushed: any = null;
     for (let i = 0; i < 20 && !pushed; i++) {
-      const sent = await apiOnB.post('/v1/messages', { channel: { id: channel.id }, contact: { id: contactId }, content: { type: 'text', payload: `reply ${i}` } });
+      const sent = await apiOnB.post('/v1/messages', {
+        channel: { id: channel.id },
+        contact: { id: contactId },
+        content: { type: 'text', payload: `reply ${i}` },
+      });
       assert.equal(sent.status, 201, sent.text);
       pushed = await onA.client.next('message_server', { timeoutMs: 500 }).catch(() => null);
       if (pushed) assert.equal(pushed.content.payload.startsWith('reply'), true);

@@ -138,7 +138,11 @@ for (const { dialect, skip } of await dialects()) {
       assert.equal((await s.api.get(`/v1/channels/${channelId}/contacts`)).body.length, 2);
       // A message sent to that contact reaches both devices, not the stranger.
       const contactId = await contactOf(channelId, laptop.client);
-      const sent = await s.api.post('/v1/messages', { channel: { id: channelId }, contact: { id: contactId }, content: { type: 'text', payload: 'Hello on every device' } });
+      const sent = await s.api.post('/v1/messages', {
+        channel: { id: channelId },
+        contact: { id: contactId },
+        content: { type: 'text', payload: 'Hello on every device' },
+      });
       assert.equal(sent.status, 201, sent.text);
       assert.equal((await laptop.client.next('message_server')).id, sent.body.id);
       assert.equal((await phone.client.next('message_server')).id, sent.body.id);

@@ -44,7 +44,10 @@ for (const { dialect, skip } of await dialects()) {
         assert.equal(first.delivered, null);
         assert.match(first.sent, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
-        const tapped = await client.request('message_client', { content: { type: 'text', payload: 'Yes please', quick_reply: { payload: 'QR_YES' } }, metadata: { page: '/cart' } });
+        const tapped = await client.request('message_client', {
+          content: { type: 'text', payload: 'Yes please', quick_reply: { payload: 'QR_YES' } },
+          metadata: { page: '/cart' },
+        });
         const event = await hooks.waitFor('message_received', (e) => e.data.id === tapped.id);
         assert.ok(event.signatureValid, 'X-Hub-Signature verifies with the channel secret');
         assert.deepEqual(event.data, {
@@ -73,7 +76,15 @@ for (const { dialect, skip } of await dialects()) {
         assert.equal(sent.status, 201, sent.text);
         for (const tab of [client, tab2]) {
           const pushed = await tab.next('message_server');
-          assert.deepEqual(pushed, { id: sent.body.id, direction: 'received', sent: sent.body.sent, delivered: null, read: null, content, metadata: { agent: 'Eva' } });
+          assert.deepEqual(pushed, {
+            id: sent.body.id,
+            direction: 'received',
+            sent: sent.body.sent,
+            delivered: null,
+            read: null,
+            content,
+            metadata: { agent: 'Eva' },
+          });
         }
         assert.deepEqual(await client.request('message_delivered', { message_id: sent.body.id }), {});
         const delivered = await hooks.waitFor('messages_delivered', (e) => e.data.messages?.[0]?.id === sent.body.id);
@@ -115,7 +126,10 @@ for (const { dialect, skip } of await dialects()) {
       assert.deepEqual(await client.request('message_delivered', { message_id: b }), {});
       await sleep(300);
       const deliveries = hooks.events.filter((e) => e.event === 'messages_delivered' && e.data.contact.id === contactId);
-      assert.deepEqual(deliveries.map((e) => e.data.messages.map((m: { id: string }) => m.id)), [[a], [b]]);
+      assert.deepEqual(
+        deliveries.map((e) => e.data.messages.map((m: { id: string }) => m.id)),
+        [[a], [b]],
+      );
       // The user's own message cannot be acknowledged as delivered to them.
       const own = await client.request('message_client', { content: { type: 'text', payload: 'mine' } });
       assert.equal((await client.request('message_delivered', { message_id: own.id })).error_code, 404);
@@ -190,7 +204,10 @@ for (const { dialect, skip } of await dialects()) {
       }
       assert.deepEqual(pages, [newestFirst.slice(0, 2), newestFirst.slice(2, 4), newestFirst.slice(4)]);
       const all = await client.request('list_messages', { pagination: { max: 10 } });
-      assert.deepEqual(all.messages.map((m: { direction: string }) => m.direction), ['received', 'received', 'sent', 'sent', 'sent']);
+      assert.deepEqual(
+        all.messages.map((m: { direction: string }) => m.direction),
+        ['received', 'received', 'sent', 'sent', 'sent'],
+      );
       assert.equal(all.cursor.has_next, false);
       // Without pagination: the first 10.
       assert.equal((await client.request('list_messages', {})).messages.length, 5);
@@ -265,7 +282,10 @@ for (const { dialect, skip } of await dialects()) {
     test('a reconnecting client gets what was sent while it was away through list_messages', async () => {
       const { channelId, client, sessionId, contactId } = await conversation();
       client.close();
-      const sent = await send(channelId, contactId, { type: 'structure', payload: [{ title: 'Shoe', buttons: [{ type: 'postback', title: 'Buy', payload: 'BUY' }] }, { title: 'Boot' }] });
+      const sent = await send(channelId, contactId, {
+        type: 'structure',
+        payload: [{ title: 'Shoe', buttons: [{ type: 'postback', title: 'Buy', payload: 'BUY' }] }, { title: 'Boot' }],
+      });
       assert.equal(sent.status, 201, sent.text);
       const back: TestChatClient = (await openChat(s.origin, { channelId, origin: PAGE, sessionId })).client;
       const page = await back.request('list_messages', { pagination: { max: 1 } });

@@ -92,7 +92,10 @@ for (const { dialect, skip } of await dialects()) {
       assert.equal(extra.body.errors[0].field, 'mode');
       await sleep(50);
       // Nothing refused reached the browser.
-      assert.deepEqual(client.received('notification_server').map((n) => n.type), ['custom']);
+      assert.deepEqual(
+        client.received('notification_server').map((n) => n.type),
+        ['custom'],
+      );
       client.close();
     });
 
@@ -112,10 +115,20 @@ for (const { dialect, skip } of await dialects()) {
     });
 
     test('types a channel does not support answer 422; others go through the connector', async () => {
-      const mobile = await s.api.post('/v1/channels', { type: 'mobile', name: 'SMS', mode: 'test', provider: { type: 'smsprovider', sender_id: 'Shop', access_token: 'a', signing_key: 'k' } });
+      const mobile = await s.api.post('/v1/channels', {
+        type: 'mobile',
+        name: 'SMS',
+        mode: 'test',
+        provider: { type: 'smsprovider', sender_id: 'Shop', access_token: 'a', signing_key: 'k' },
+      });
       const social = await s.api.post('/v1/channels', { type: 'socialnet_chat', name: 'Page', socialnet_page: { id: '1', access_token: 't' } });
       const bot = await s.api.post('/v1/channels', { type: 'botmsg', name: 'Bot', botmsg: { access_token: '1:a' } });
-      for (const [channel, type] of [[mobile, 'typing_on'], [social, 'custom'], [bot, 'messages_read'], [bot, 'custom']] as const) {
+      for (const [channel, type] of [
+        [mobile, 'typing_on'],
+        [social, 'custom'],
+        [bot, 'messages_read'],
+        [bot, 'custom'],
+      ] as const) {
         const res = await notify({ channel: { id: channel.body.id }, contact: { id: '1234' }, type, ...(type === 'custom' ? { payload: 1 } : {}) });
         assert.equal(res.status, 422, `${channel.body.type} ${type}`);
         assert.equal(res.body.errors[0].field, 'type');

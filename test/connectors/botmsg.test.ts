@@ -20,13 +20,16 @@ for (const { dialect, skip } of await dialects()) {
     });
     after(async () => h?.close());
 
-    const sb = (path: string, body?: unknown) => http(body === undefined ? 'GET' : 'POST', `${h.bmBase}/_sandbox${path}`, body);
-
     async function connectBot(username = 'coffee_shop_bot'): Promise<Bot> {
-      const made = await sb('/bots', { username, first_name: 'Coffee Shop' });
+      const made = await h.bmSandbox('/bots', { username, first_name: 'Coffee Shop' });
       assert.equal(made.status, 201, made.text);
       const hook = await h.receiver();
-      const res = await h.s.api.post('/v1/channels', { type: 'botmsg', name: 'Bot channel', webhook: { url: hook.url }, botmsg: { access_token: made.body.token } });
+      const res = await h.s.api.post('/v1/channels', {
+        type: 'botmsg',
+        name: 'Bot channel',
+        webhook: { url: hook.url },
+        botmsg: { access_token: made.body.token },
+      });
       assert.equal(res.status, 201, res.text);
       hook.secret = res.body.webhook.secret;
       return { botId: made.body.bot.id, token: made.body.token, channelId: res.body.id, hook, body: res.body };
@@ -34,11 +37,11 @@ for (const { dialect, skip } of await dialects()) {
 
     /** A user who pressed Start: the service knows them as a contact. */
     async function startedUser(bot: Bot, extra: Record<string, unknown> = {}): Promise<{ userId: number; contactId: string }> {
-      const user = await sb(`/bots/${bot.botId}/users`, { first_name: 'Jana', last_name: 'Nováková', username: 'jana', ...extra });
+      const user = await h.bmSandbox(`/bots/${bot.botId}/users`, { first_name: 'Jana', last_name: 'Nováková', username: 'jana', ...extra });
       assert.equal(user.status, 201, user.text);
       const userId = user.body.user.id as number;
       const seen = bot.hook.events.length;
-      const start = await sb(`/bots/${bot.botId}/users/${userId}/start`, {});
+      const start = await h.bmSandbox(`/bots/${bot.botId}/users/${userId}/start`, {});
       assert.equal(start.body.webhook?.status, 200, start.text);
       const event = await bot.hook.waitFor('message_received', (e) => e.data.content.payload === '/start' && bot.hook.events.indexOf(e) >= seen);
       return { userId, contactId: event.data.contact.id };
@@ -49,7 +52,7 @@ for (const { dialect, skip } of await dialects()) {
     }
 
     async function sentByBot(bot: Bot, chatId: number): Promise<any[]> {
-      return (await sb(`/bots/${bot.botId}/messages?chat_id=${chatId}`)).body.messages;
+      return (await h.bmSandbox(`/bots/${bot.botId}/messages?chat_id=${chatId}`)).body.messages;
     }
 
     test('connecting a bot reads its name and username and registers the webhook with a secret token', async () => {
@@ -58,7 +61,7 @@ for (const { dialect, skip } of await dialects()) {
       assert.equal(bot.body.botmsg.username, 'latte_bot');
       assert.equal(bot.body.botmsg.access_token, bot.token);
       assert.deepEqual(Object.keys(bot.body.botmsg).sort(), ['access_token', 'name', 'username']);
-      const webhook = (await sb(`/bots/${bot.botId}/webhook`)).body.webhook;
+      const webhook = (await h.bmSandbox(`/bots/${bot.botId}/webhook`)).body.webhook;
       assert.equal(webhook.url, `${h.s.baseUrl}/inbound/${bot.channelId}/updates`);
       assert.match(webhook.secretToken, /^[A-Za-z0-9_-]{32,256}$/);
       assert.deepEqual(webhook.allowedUpdates, ['message', 'callback_query']);
@@ -66,15 +69,15 @@ for (const { dialect, skip } of await dialects()) {
       const bad = await h.s.api.post('/v1/channels', { type: 'botmsg', name: 'x', botmsg: { access_token: '123:wrong' } });
       assert.equal(bad.status, 422, bad.text);
       assert.equal(bad.body.errors[0].field, 'botmsg.access_token');
-      await sb('/faults', { kind: 'server_error', endpoint: 'getMe', status: 502 });
+      await h.bmSandbox('/faults', { kind: 'server_error', endpoint: 'getMe', status: 502 });
       const down = await h.s.api.post('/v1/channels', { type: 'botmsg', name: 'x', botmsg: { access_token: bot.token } });
       assert.equal(down.status, 502, down.text);
       // A new token is checked again and the webhook moves with it.
-      const revoked = await sb(`/bots/${bot.botId}/revoke_token`, {});
+      const revoked = await h.bmSandbox(`/bots/${bot.botId}/revoke_token`, {});
       const updated = await h.s.api.patch(`/v1/channels/${bot.channelId}`, { botmsg: { access_token: revoked.body.token } });
       assert.equal(updated.status, 200, updated.text);
       assert.equal(updated.body.botmsg.access_token, revoked.body.token);
-      assert.equal((await sb(`/bots/${bot.botId}/webhook`)).body.webhook.secretToken, webhook.secretToken);
+      assert.equal((await h.bmSandbox(`/bots/${bot.botId}/webhook`)).body.webhook.secretToken, webhook.secretToken);
     });
 
     test('received messages: text, media re-hosted, location, a shared contact; message_received signed', async () => {
@@ -86,26 +89,31 @@ for (const { dialect, skip } of await dialects()) {
       const contact = await h.s.api.get(`/v1/channels/${bot.channelId}/contacts/${contactId}`);
       assert.equal(contact.body.name, 'Jana Nováková');
 
-      await sb(`/bots/${bot.botId}/users/${userId}/messages`, { text: 'Ahoj 👋' });
+      await h.bmSandbox(`/bots/${bot.botId}/users/${userId}/messages`, { text: 'Ahoj 👋' });
       await bot.hook.waitFor('message_received', (e) => e.data.content.payload === 'Ahoj 👋');
 
       const pdf = Buffer.from('%PDF-1.4 menu');
-      await sb(`/bots/${bot.botId}/users/${userId}/media`, { type: 'document', file_name: 'menu.pdf', mime_type: 'application/pdf', content_base64: pdf.toString('base64') });
+      await h.bmSandbox(`/bots/${bot.botId}/users/${userId}/media`, {
+        type: 'document',
+        file_name: 'menu.pdf',
+        mime_type: 'application/pdf',
+        content_base64: pdf.toString('base64'),
+      });
       const file = await bot.hook.waitFor('message_received', (e) => e.data.content.type === 'file');
       assert.ok(file.data.content.payload.url.startsWith(`${h.s.baseUrl}/files/`));
       assert.ok(file.data.content.payload.url.endsWith('/menu.pdf'));
       assert.deepEqual(Buffer.from(await (await fetch(file.data.content.payload.url)).arrayBuffer()), pdf);
 
-      await sb(`/bots/${bot.botId}/users/${userId}/media`, { type: 'photo', caption: 'my cup' });
+      await h.bmSandbox(`/bots/${bot.botId}/users/${userId}/media`, { type: 'photo', caption: 'my cup' });
       const photo = await bot.hook.waitFor('message_received', (e) => e.data.content.type === 'image');
       assert.equal((await fetch(photo.data.content.payload.url)).headers.get('content-type'), 'image/png');
       await bot.hook.waitFor('message_received', (e) => e.data.content.payload === 'my cup');
 
-      await sb(`/bots/${bot.botId}/users/${userId}/location`, { latitude: 49.19, longitude: 16.6 });
+      await h.bmSandbox(`/bots/${bot.botId}/users/${userId}/location`, { latitude: 49.19, longitude: 16.6 });
       const loc = await bot.hook.waitFor('message_received', (e) => e.data.content.type === 'location');
       assert.deepEqual(loc.data.content.payload, { latitude: 49.19, longitude: 16.6 });
 
-      await sb(`/bots/${bot.botId}/users/${userId}/contact`, { phone_number: '+420601000222' });
+      await h.bmSandbox(`/bots/${bot.botId}/users/${userId}/contact`, { phone_number: '+420601000222' });
       await bot.hook.waitFor('message_received', (e) => e.data.content.payload === '+420601000222');
       const listed = await h.s.api.get(`/v1/channels/${bot.channelId}/contacts/${contactId}/messages?max=100`);
       assert.equal(listed.headers.get('x-total-count'), '7');
@@ -116,23 +124,49 @@ for (const { dialect, skip } of await dialects()) {
       const { userId, contactId } = await startedUser(bot);
       const cases: Array<[Record<string, unknown>, (m: any) => void]> = [
         [{ type: 'text', payload: 'Hello!' }, (m) => assert.deepEqual([m.method, m.params.text], ['sendMessage', 'Hello!'])],
-        [{ type: 'image', payload: { url: h.media.url('photo.png') } }, (m) => assert.deepEqual([m.method, m.params.photo], ['sendPhoto', h.media.url('photo.png')])],
+        [
+          { type: 'image', payload: { url: h.media.url('photo.png') } },
+          (m) => assert.deepEqual([m.method, m.params.photo], ['sendPhoto', h.media.url('photo.png')]),
+        ],
         [{ type: 'video', payload: { url: h.media.url('clip.mp4') } }, (m) => assert.equal(m.method, 'sendVideo')],
         [{ type: 'audio', payload: { url: h.media.url('song.mp3') } }, (m) => assert.equal(m.method, 'sendAudio')],
         [{ type: 'file', payload: { url: h.media.url('terms.pdf') } }, (m) => assert.equal(m.method, 'sendDocument')],
         [{ type: 'location', payload: { latitude: 50.1, longitude: 14.4 } }, (m) => assert.deepEqual(m.message.location, { latitude: 50.1, longitude: 14.4 })],
-        [{ type: 'structure', payload: { title: 'Latte', text: 'Oat milk', image_url: h.media.url('photo.png'), buttons: [{ type: 'postback', title: 'Order', payload: 'ORDER' }, { type: 'url', title: 'Menu', payload: 'https://example.com/menu' }] } }, (m) => {
-          assert.equal(m.method, 'sendPhoto');
-          assert.equal(m.params.caption, 'Latte\nOat milk');
-          assert.deepEqual(m.message.reply_markup, { inline_keyboard: [[{ text: 'Order', callback_data: 'ORDER' }], [{ text: 'Menu', url: 'https://example.com/menu' }]] });
-        }],
-        [{ type: 'text', payload: 'Size?', quick_replies: [{ type: 'text', title: 'Small', payload: 'SIZE_S' }, { type: 'location' }, { type: 'phone_number' }] }, (m) => {
-          assert.deepEqual(m.params.reply_markup, {
-            keyboard: [[{ text: 'Small' }], [{ text: 'Send location', request_location: true }], [{ text: 'Share phone number', request_contact: true }]],
-            one_time_keyboard: true,
-            resize_keyboard: true,
-          });
-        }],
+        [
+          {
+            type: 'structure',
+            payload: {
+              title: 'Latte',
+              text: 'Oat milk',
+              image_url: h.media.url('photo.png'),
+              buttons: [
+                { type: 'postback', title: 'Order', payload: 'ORDER' },
+                { type: 'url', title: 'Menu', payload: 'https://example.com/menu' },
+              ],
+            },
+          },
+          (m) => {
+            assert.equal(m.method, 'sendPhoto');
+            assert.equal(m.params.caption, 'Latte\nOat milk');
+            assert.deepEqual(m.message.reply_markup, {
+              inline_keyboard: [[{ text: 'Order', callback_data: 'ORDER' }], [{ text: 'Menu', url: 'https://example.com/menu' }]],
+            });
+          },
+        ],
+        [
+          {
+            type: 'text',
+            payload: 'Size?',
+            quick_replies: [{ type: 'text', title: 'Small', payload: 'SIZE_S' }, { type: 'location' }, { type: 'phone_number' }],
+          },
+          (m) => {
+            assert.deepEqual(m.params.reply_markup, {
+              keyboard: [[{ text: 'Small' }], [{ text: 'Send location', request_location: true }], [{ text: 'Share phone number', request_contact: true }]],
+              one_time_keyboard: true,
+              resize_keyboard: true,
+            });
+          },
+        ],
       ];
       for (const [content, check] of cases) {
         const res = await send(bot, contactId, content);
@@ -141,14 +175,21 @@ for (const { dialect, skip } of await dialects()) {
         check((await sentByBot(bot, userId)).at(-1));
       }
       // Buttons and quick replies on one message: the platform has one keyboard per message.
-      const both = await send(bot, contactId, { type: 'structure', payload: { title: 'x', buttons: [{ type: 'postback', title: 'a', payload: 'b' }] }, quick_replies: [{ type: 'text', title: 't', payload: 'p' }] });
+      const both = await send(bot, contactId, {
+        type: 'structure',
+        payload: { title: 'x', buttons: [{ type: 'postback', title: 'a', payload: 'b' }] },
+        quick_replies: [{ type: 'text', title: 't', payload: 'p' }],
+      });
       assert.equal(both.status, 502);
       assert.match(both.body.errors[0].message, /either an inline keyboard or a reply keyboard/);
       const email = await send(bot, contactId, { type: 'text', payload: 'mail?', quick_replies: [{ type: 'email' }] });
       assert.equal(email.status, 422);
       const typing = await h.s.api.post('/v1/notifications', { channel: { id: bot.channelId }, contact: { id: contactId }, type: 'typing_on' });
       assert.equal(typing.status, 200, typing.text);
-      assert.deepEqual((await sb(`/bots/${bot.botId}/chat_actions?chat_id=${userId}`)).body.chat_actions.map((a: any) => a.action), ['typing']);
+      assert.deepEqual(
+        (await h.bmSandbox(`/bots/${bot.botId}/chat_actions?chat_id=${userId}`)).body.chat_actions.map((a: any) => a.action),
+        ['typing'],
+      );
       assert.equal((await h.s.api.post('/v1/notifications', { channel: { id: bot.channelId }, contact: { id: contactId }, type: 'typing_off' })).status, 422);
     });
 
@@ -156,51 +197,80 @@ for (const { dialect, skip } of await dialects()) {
       const bot = await connectBot();
       const { userId, contactId } = await startedUser(bot);
       const long = `LONG_${'x'.repeat(200)}`;
-      const card = await send(bot, contactId, { type: 'structure', payload: { text: 'Pick', buttons: [{ type: 'postback', title: 'Short', payload: 'SHORT' }, { type: 'postback', title: 'Long', payload: long }] } });
+      const card = await send(bot, contactId, {
+        type: 'structure',
+        payload: {
+          text: 'Pick',
+          buttons: [
+            { type: 'postback', title: 'Short', payload: 'SHORT' },
+            { type: 'postback', title: 'Long', payload: long },
+          ],
+        },
+      });
       assert.equal(card.status, 201, card.text);
       const sent = (await sentByBot(bot, userId)).at(-1);
       assert.deepEqual(sent.message.reply_markup.inline_keyboard, [[{ text: 'Short', callback_data: 'SHORT' }], [{ text: 'Long', callback_data: '~btn:1' }]]);
-      const short = await sb(`/bots/${bot.botId}/users/${userId}/callback_query`, { message_id: sent.message_id, row: 0, column: 0 });
+      const short = await h.bmSandbox(`/bots/${bot.botId}/users/${userId}/callback_query`, { message_id: sent.message_id, row: 0, column: 0 });
       assert.equal(short.body.webhook.status, 200, short.text);
       assert.deepEqual((await bot.hook.waitFor('postback', (e) => e.data.postback.payload === 'SHORT')).data.contact, { id: contactId });
-      await sb(`/bots/${bot.botId}/users/${userId}/callback_query`, { message_id: sent.message_id, row: 1, column: 0 });
+      await h.bmSandbox(`/bots/${bot.botId}/users/${userId}/callback_query`, { message_id: sent.message_id, row: 1, column: 0 });
       await bot.hook.waitFor('postback', (e) => e.data.postback.payload === long);
       // Every query was answered (in the webhook's response), so the user's client stops waiting.
       await h.bm.settle();
-      const queries = (await sb(`/bots/${bot.botId}/callback_queries`)).body.callback_queries;
+      const queries = (await h.bmSandbox(`/bots/${bot.botId}/callback_queries`)).body.callback_queries;
       assert.equal(queries.length, 2);
       assert.ok(queries.every((q: any) => q.answer !== null));
 
-      const ask = await send(bot, contactId, { type: 'text', payload: 'Size?', quick_replies: [{ type: 'text', title: 'Small', payload: 'SIZE_S' }, { type: 'text', title: 'Large', payload: 'SIZE_L' }] });
+      const ask = await send(bot, contactId, {
+        type: 'text',
+        payload: 'Size?',
+        quick_replies: [
+          { type: 'text', title: 'Small', payload: 'SIZE_S' },
+          { type: 'text', title: 'Large', payload: 'SIZE_L' },
+        ],
+      });
       assert.equal(ask.status, 201);
-      await sb(`/bots/${bot.botId}/users/${userId}/messages`, { text: 'Large' });
+      await h.bmSandbox(`/bots/${bot.botId}/users/${userId}/messages`, { text: 'Large' });
       const tap = await bot.hook.waitFor('message_received', (e) => e.data.content.payload === 'Large');
       assert.deepEqual(tap.data.content, { type: 'text', payload: 'Large', quick_reply: { payload: 'SIZE_L' } });
       // Typed text that is no quick reply's title stays plain text.
-      await sb(`/bots/${bot.botId}/users/${userId}/messages`, { text: 'Medium' });
-      assert.deepEqual((await bot.hook.waitFor('message_received', (e) => e.data.content.payload === 'Medium')).data.content, { type: 'text', payload: 'Medium' });
+      await h.bmSandbox(`/bots/${bot.botId}/users/${userId}/messages`, { text: 'Medium' });
+      assert.deepEqual((await bot.hook.waitFor('message_received', (e) => e.data.content.payload === 'Medium')).data.content, {
+        type: 'text',
+        payload: 'Medium',
+      });
     });
 
     test('a wrong or missing secret token is refused and nothing is stored; a repeated update makes one message', async () => {
       const bot = await connectBot();
       const inbound = `${h.s.baseUrl}/inbound/${bot.channelId}/updates`;
-      const update = JSON.stringify({ update_id: 1, message: { message_id: 7, from: { id: 555, is_bot: false, first_name: 'Forged' }, chat: { id: 555, type: 'private', first_name: 'Forged' }, date: 1700000000, text: 'forged' } });
+      const update = JSON.stringify({
+        update_id: 1,
+        message: {
+          message_id: 7,
+          from: { id: 555, is_bot: false, first_name: 'Forged' },
+          chat: { id: 555, type: 'private', first_name: 'Forged' },
+          date: 1700000000,
+          text: 'forged',
+        },
+      });
       const contacts = async () => (await h.s.api.get(`/v1/channels/${bot.channelId}/contacts`)).headers.get('x-total-count');
+      // Refused like an unknown channel, so the URL does not tell that the channel exists.
       const missing = await http('POST', inbound, update);
-      assert.equal(missing.status, 403);
-      assert.equal(missing.body.status.code, '403');
-      assert.equal((await http('POST', inbound, update, { [SECRET_HEADER]: 'guess' })).status, 403);
+      assert.equal(missing.status, 404);
+      assert.equal(missing.body.status.code, '404');
+      assert.equal((await http('POST', inbound, update, { [SECRET_HEADER]: 'guess' })).status, 404);
       assert.equal((await http('POST', `${h.s.baseUrl}/inbound/${bot.channelId}/other`, update, { [SECRET_HEADER]: 'guess' })).status, 404);
       assert.equal((await http('POST', `${h.s.baseUrl}/inbound/999999999/updates`, update)).status, 404);
       assert.equal(await contacts(), '0');
-      const secret = (await sb(`/bots/${bot.botId}/webhook`)).body.webhook.secretToken;
+      const secret = (await h.bmSandbox(`/bots/${bot.botId}/webhook`)).body.webhook.secretToken;
       assert.equal((await http('POST', inbound, update, { [SECRET_HEADER]: secret })).status, 200);
       assert.equal(await contacts(), '1');
 
       const { userId, contactId } = await startedUser(bot);
-      const said = await sb(`/bots/${bot.botId}/users/${userId}/messages`, { text: 'only once' });
+      const said = await h.bmSandbox(`/bots/${bot.botId}/users/${userId}/messages`, { text: 'only once' });
       await bot.hook.waitFor('message_received', (e) => e.data.content.payload === 'only once');
-      for (let i = 0; i < 2; i++) assert.equal((await sb(`/webhooks/${said.body.webhook.delivery_id}/redeliver`, {})).body.webhook.status, 200);
+      for (let i = 0; i < 2; i++) assert.equal((await h.bmSandbox(`/webhooks/${said.body.webhook.delivery_id}/redeliver`, {})).body.webhook.status, 200);
       const listed = await h.s.api.get(`/v1/channels/${bot.channelId}/contacts/${contactId}/messages`);
       assert.equal(listed.body.filter((m: any) => m.content.payload === 'only once').length, 1);
       await new Promise((r) => setTimeout(r, 300));
@@ -211,18 +281,18 @@ for (const { dialect, skip } of await dialects()) {
       const bot = await connectBot();
       const { userId, contactId } = await startedUser(bot);
       const text = (payload: string) => send(bot, contactId, { type: 'text', payload });
-      await sb('/faults', { kind: 'rate_limit', endpoint: 'sendMessage', retry_after: 7 });
+      await h.bmSandbox('/faults', { kind: 'rate_limit', endpoint: 'sendMessage', retry_after: 7 });
       const limited = await text('rate');
       assert.equal(limited.status, 502);
       assert.match(limited.body.errors[0].message, /Too Many Requests: retry after 7/);
-      await sb('/faults', { kind: 'server_error', endpoint: 'sendMessage', status: 500 });
+      await h.bmSandbox('/faults', { kind: 'server_error', endpoint: 'sendMessage', status: 500 });
       assert.equal((await text('5xx')).status, 502);
-      await sb('/faults', { kind: 'timeout', endpoint: 'sendMessage', delay_ms: 4000 });
+      await h.bmSandbox('/faults', { kind: 'timeout', endpoint: 'sendMessage', delay_ms: 4000 });
       const slow = await text('slow');
       assert.equal(slow.status, 502);
       assert.match(slow.body.errors[0].message, /did not answer within 1500 ms/);
       await http('DELETE', `${h.bmBase}/_sandbox/faults`);
-      await sb(`/bots/${bot.botId}/users/${userId}/block`, {});
+      await h.bmSandbox(`/bots/${bot.botId}/users/${userId}/block`, {});
       const blocked = await text('blocked');
       assert.equal(blocked.status, 502);
       assert.match(blocked.body.errors[0].message, /bot was blocked by the user/);

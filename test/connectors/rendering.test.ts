@@ -11,7 +11,13 @@ import type { InboundCall } from '../../src/connectors/connector.js';
 
 // The pure parts of the connectors at their boundaries: windows, limits, signatures.
 
-const call = (body: string, headers: Record<string, string> = {}): InboundCall => ({ method: 'POST', endpoint: 'updates', headers, query: {}, rawBody: Buffer.from(body) });
+const call = (body: string, headers: Record<string, string> = {}): InboundCall => ({
+  method: 'POST',
+  endpoint: 'updates',
+  headers,
+  query: {},
+  rawBody: Buffer.from(body),
+});
 
 describe('the 24-hour window and the 24+1 policy', () => {
   const t0 = Date.UTC(2026, 0, 1);
@@ -43,9 +49,14 @@ describe('socialnet_chat rendering', () => {
     assert.equal(renderRecipient(base), null);
   });
   test('a card without image or item URL is a button template; without buttons plain text; location is refused', () => {
-    const buttons = renderMessage({ type: 'structure', payload: { title: 'T', text: 'x', buttons: [{ type: 'postback', title: 'b', payload: 'p' }] } }, undefined);
+    const buttons = renderMessage(
+      { type: 'structure', payload: { title: 'T', text: 'x', buttons: [{ type: 'postback', title: 'b', payload: 'p' }] } },
+      undefined,
+    );
     assert.ok(buttons.ok);
-    assert.deepEqual(buttons.value, { attachment: { type: 'template', payload: { template_type: 'button', text: 'T\nx', buttons: [{ type: 'postback', title: 'b', payload: 'p' }] } } });
+    assert.deepEqual(buttons.value, {
+      attachment: { type: 'template', payload: { template_type: 'button', text: 'T\nx', buttons: [{ type: 'postback', title: 'b', payload: 'p' }] } },
+    });
     assert.deepEqual(renderMessage({ type: 'structure', payload: { title: 'T' } }, undefined), { ok: true, value: { text: 'T' } });
     assert.equal(renderMessage({ type: 'location', payload: { latitude: 1, longitude: 2 } }, undefined).ok, false);
   });
@@ -72,21 +83,47 @@ describe('socialnet_chat rendering', () => {
     assert.equal(signatureValid(call(`${body}\n`, { 'x-hub-signature-256': sha256 }), 's'), false);
     assert.equal(signatureValid(call(body, { 'x-hub-signature': `sha1=${createHmac('sha1', 's').update(body).digest('hex')}` }), 's'), true);
     // A valid legacy header does not rescue a wrong sha256 one.
-    assert.equal(signatureValid(call(body, { 'x-hub-signature-256': 'sha256=00', 'x-hub-signature': `sha1=${createHmac('sha1', 's').update(body).digest('hex')}` }), 's'), false);
+    assert.equal(
+      signatureValid(call(body, { 'x-hub-signature-256': 'sha256=00', 'x-hub-signature': `sha1=${createHmac('sha1', 's').update(body).digest('hex')}` }), 's'),
+      false,
+    );
     assert.equal(signatureValid(call(body, { 'x-hub-signature-256': sha256 }), undefined), false);
   });
-  test('echoes of the service\'s own app are dropped, other apps\' kept; several attachments get distinct ids', () => {
+  test("echoes of the service's own app are dropped, other apps' kept; several attachments get distinct ids", () => {
     const body = JSON.stringify({
       object: 'page',
-      entry: [{ id: 'P', messaging: [
-        { sender: { id: 'P' }, recipient: { id: 'U' }, timestamp: 1, message: { mid: 'm1', is_echo: true, app_id: 42, text: 'own' } },
-        { sender: { id: 'P' }, recipient: { id: 'U' }, timestamp: 2, message: { mid: 'm2', is_echo: true, app_id: 7, text: 'inbox' } },
-        { sender: { id: 'U' }, recipient: { id: 'P' }, timestamp: 3, message: { mid: 'm3', attachments: [{ type: 'image', payload: { url: 'https://cdn/a.png' } }, { type: 'file', payload: { url: 'https://cdn/b.pdf' } }] } },
-      ] }],
+      entry: [
+        {
+          id: 'P',
+          messaging: [
+            { sender: { id: 'P' }, recipient: { id: 'U' }, timestamp: 1, message: { mid: 'm1', is_echo: true, app_id: 42, text: 'own' } },
+            { sender: { id: 'P' }, recipient: { id: 'U' }, timestamp: 2, message: { mid: 'm2', is_echo: true, app_id: 7, text: 'inbox' } },
+            {
+              sender: { id: 'U' },
+              recipient: { id: 'P' },
+              timestamp: 3,
+              message: {
+                mid: 'm3',
+                attachments: [
+                  { type: 'image', payload: { url: 'https://cdn/a.png' } },
+                  { type: 'file', payload: { url: 'https://cdn/b.pdf' } },
+                ],
+              },
+            },
+          ],
+        },
+      ],
     });
     const parsed = parseWebhook(call(body, { 'x-hub-signature-256': `sha256=${createHmac('sha256', 's').update(body).digest('hex')}` }), 's', '42');
     assert.ok(parsed.ok);
-    assert.deepEqual(parsed.events.map((e) => [e.kind, 'externalId' in e ? e.externalId : null]), [['echo', 'm2'], ['message', 'm3'], ['message', 'm3#1']]);
+    assert.deepEqual(
+      parsed.events.map((e) => [e.kind, 'externalId' in e ? e.externalId : null]),
+      [
+        ['echo', 'm2'],
+        ['message', 'm3'],
+        ['message', 'm3#1'],
+      ],
+    );
   });
 });
 
@@ -101,7 +138,13 @@ describe('botmsg rendering', () => {
   });
   test('one card per message; receipts cannot be sent', () => {
     assert.equal(renderSend('1', { type: 'structure', payload: [{ title: 'a' }, { title: 'b' }] }).ok, false);
-    assert.equal(renderSend('1', { type: 'receipt', payload: { recipient_name: 'a', order_number: '1', currency: 'EUR', payment_method: 'c', summary: { total_cost: 1 } } }).ok, false);
+    assert.equal(
+      renderSend('1', {
+        type: 'receipt',
+        payload: { recipient_name: 'a', order_number: '1', currency: 'EUR', payment_method: 'c', summary: { total_cost: 1 } },
+      }).ok,
+      false,
+    );
   });
   test('updates: the secret token is compared exactly; group chats and other update types are not reported', () => {
     const group = JSON.stringify({ update_id: 1, message: { message_id: 1, chat: { id: -5, type: 'group' }, from: { id: 1 }, date: 1, text: 'hi' } });

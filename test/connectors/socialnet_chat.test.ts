@@ -22,33 +22,15 @@ for (const { dialect, skip } of await dialects()) {
     });
     after(async () => h?.close());
 
-    const sb = (path: string, body?: unknown) => http(body === undefined ? 'GET' : 'POST', `${h.snBase}/_sandbox${path}`, body);
-
-    /** A page on the platform, connected as a channel with a short-lived user token of its admin. */
-    async function connectPage(name = 'Coffee Shop'): Promise<Page> {
-      const made = await sb('/pages', { name, category: 'Restaurant' });
-      assert.equal(made.status, 201, made.text);
-      const hook = await h.receiver();
-      const res = await h.s.api.post('/v1/channels', {
-        type: 'socialnet_chat',
-        name: `${name} channel`,
-        webhook: { url: hook.url },
-        socialnet_page: { id: made.body.page.id, access_token: made.body.admin.user_access_token },
-      });
-      assert.equal(res.status, 201, res.text);
-      hook.secret = res.body.webhook.secret;
-      return { pageId: made.body.page.id, channelId: res.body.id, hook, body: res.body };
-    }
-
     async function newUser(page: Page, extra: Record<string, unknown> = {}): Promise<string> {
-      const res = await sb(`/pages/${page.pageId}/users`, { first_name: 'Jana', last_name: 'Nováková', gender: 'female', timezone: 2, ...extra });
+      const res = await h.snSandbox(`/pages/${page.pageId}/users`, { first_name: 'Jana', last_name: 'Nováková', gender: 'female', timezone: 2, ...extra });
       assert.equal(res.status, 201, res.text);
       return res.body.user.psid;
     }
 
     /** The user writes; answers the contact id the service reported. */
     async function userSays(page: Page, psid: string, text: string): Promise<{ contactId: string; answer: any }> {
-      const answer = await sb(`/pages/${page.pageId}/users/${psid}/messages`, { text });
+      const answer = await h.snSandbox(`/pages/${page.pageId}/users/${psid}/messages`, { text });
       assert.equal(answer.body.webhook?.status, 200, answer.text);
       const event = await page.hook.waitFor('message_received', (e) => e.data.content.payload === text);
       return { contactId: event.data.contact.id, answer: answer.body };
@@ -59,38 +41,41 @@ for (const { dialect, skip } of await dialects()) {
     }
 
     async function platformMessages(page: Page, query = ''): Promise<any[]> {
-      return (await sb(`/pages/${page.pageId}/messages${query}`)).body.messages;
+      return (await h.snSandbox(`/pages/${page.pageId}/messages${query}`)).body.messages;
     }
 
     test('connecting a page: the short-lived user token is exchanged, name and category read, page and app subscribed', async () => {
-      const page = await connectPage('Bakery');
+      const page = await h.connectPage('Bakery');
       const stored = page.body.socialnet_page;
       assert.equal(stored.id, page.pageId);
       assert.equal(stored.name, 'Bakery');
       assert.equal(stored.category, 'Restaurant');
       // The stored token is the page's own token, long-lived (never expires).
-      const debug = await http('GET', `${h.snBase}/${VERSION}/debug_token?input_token=${encodeURIComponent(stored.access_token)}&access_token=${APP_ID}|${APP_SECRET}`);
+      const debug = await http(
+        'GET',
+        `${h.snBase}/${VERSION}/debug_token?input_token=${encodeURIComponent(stored.access_token)}&access_token=${APP_ID}|${APP_SECRET}`,
+      );
       assert.equal(debug.body.data.type, 'PAGE');
       assert.equal(debug.body.data.expires_at, 0);
       assert.equal(debug.body.data.is_valid, true);
       assert.deepEqual((await h.s.api.get(`/v1/channels/${page.channelId}`)).body.socialnet_page, stored);
       // The page subscribed the app to the messaging fields; the app's callback is the service.
-      const platformPage = await sb(`/pages/${page.pageId}`);
+      const platformPage = await h.snSandbox(`/pages/${page.pageId}`);
       for (const field of ['messages', 'messaging_postbacks', 'messaging_optins', 'message_deliveries', 'message_reads', 'message_echoes']) {
         assert.ok(JSON.stringify(platformPage.body).includes(field), field);
       }
-      const app = await sb('/app');
+      const app = await h.snSandbox('/app');
       assert.equal(app.body.subscription.callbackUrl, `${h.s.baseUrl}/inbound/socialnet_chat`);
       assert.equal(app.body.subscription.verifyToken, VERIFY_TOKEN);
     });
 
     test('connecting refuses bad tokens (422 naming the field) and reports a platform that is down (502)', async () => {
-      const made = await sb('/pages', { name: 'Other', category: 'Shop' });
+      const made = await h.snSandbox('/pages', { name: 'Other', category: 'Shop' });
       const body = (token: string, id = made.body.page.id) => ({ type: 'socialnet_chat', name: 'x', socialnet_page: { id, access_token: token } });
       const bad = await h.s.api.post('/v1/channels', body('not-a-token'));
       assert.equal(bad.status, 422, bad.text);
       assert.equal(bad.body.errors[0].field, 'socialnet_page.access_token');
-      const foreign = await sb('/pages', { name: 'Foreign' });
+      const foreign = await h.snSandbox('/pages', { name: 'Foreign' });
       const notManaged = await h.s.api.post('/v1/channels', body(made.body.admin.user_access_token, foreign.body.page.id));
       assert.equal(notManaged.status, 422, notManaged.text);
       assert.equal(notManaged.body.errors[0].field, 'socialnet_page.id');
@@ -103,10 +88,10 @@ for (const { dialect, skip } of await dialects()) {
       assert.equal(pageToken.status, 201, pageToken.text);
       assert.equal(pageToken.body.socialnet_page.access_token, made.body.access_token);
 
-      await sb('/faults', { kind: 'server_error', endpoint: 'debug_token', status: 503 });
+      await h.snSandbox('/faults', { kind: 'server_error', endpoint: 'debug_token', status: 503 });
       const down = await h.s.api.post('/v1/channels', body(made.body.admin.user_access_token));
       assert.equal(down.status, 502, down.text);
-      await sb('/faults', { kind: 'timeout', endpoint: 'node', delay_ms: 4000 });
+      await h.snSandbox('/faults', { kind: 'timeout', endpoint: 'node', delay_ms: 4000 });
       const slow = await h.s.api.post('/v1/channels', body(made.body.admin.user_access_token));
       assert.equal(slow.status, 502, slow.text);
       assert.match(slow.body.errors[0].message, /did not answer within 1500 ms/);
@@ -116,7 +101,7 @@ for (const { dialect, skip } of await dialects()) {
     });
 
     test('message_received: text, quick-reply payload, location and re-hosted attachments', async () => {
-      const page = await connectPage();
+      const page = await h.connectPage();
       const psid = await newUser(page);
       const { contactId } = await userSays(page, psid, 'Dobrý den 👋 / ahoj');
       const first = page.hook.events.find((e) => e.event === 'message_received')!;
@@ -125,17 +110,22 @@ for (const { dialect, skip } of await dialects()) {
       assert.deepEqual(first.data.channel, { id: page.channelId, type: 'socialnet_chat', name: 'Coffee Shop channel' });
       assert.deepEqual(first.data.content, { type: 'text', payload: 'Dobrý den 👋 / ahoj' });
 
-      await sb(`/pages/${page.pageId}/users/${psid}/quick_reply`, { payload: 'SIZE_L', title: 'Large' });
+      await h.snSandbox(`/pages/${page.pageId}/users/${psid}/quick_reply`, { payload: 'SIZE_L', title: 'Large' });
       const qr = await page.hook.waitFor('message_received', (e) => e.data.content.payload === 'Large');
       assert.deepEqual(qr.data.content, { type: 'text', payload: 'Large', quick_reply: { payload: 'SIZE_L' } });
       assert.equal(qr.data.contact.id, contactId);
 
-      await sb(`/pages/${page.pageId}/users/${psid}/location`, { lat: 50.08, long: 14.42 });
+      await h.snSandbox(`/pages/${page.pageId}/users/${psid}/location`, { lat: 50.08, long: 14.42 });
       const loc = await page.hook.waitFor('message_received', (e) => e.data.content.type === 'location');
       assert.deepEqual(loc.data.content, { type: 'location', payload: { latitude: 50.08, longitude: 14.42 } });
 
       const bytes = Buffer.from('%PDF-1.4 the contract');
-      await sb(`/pages/${page.pageId}/users/${psid}/attachments`, { type: 'file', file_name: 'contract.pdf', content_type: 'application/pdf', content_base64: bytes.toString('base64') });
+      await h.snSandbox(`/pages/${page.pageId}/users/${psid}/attachments`, {
+        type: 'file',
+        file_name: 'contract.pdf',
+        content_type: 'application/pdf',
+        content_base64: bytes.toString('base64'),
+      });
       const file = await page.hook.waitFor('message_received', (e) => e.data.content.type === 'file');
       const url: string = file.data.content.payload.url;
       assert.ok(url.startsWith(`${h.s.baseUrl}/files/`), url);
@@ -145,7 +135,7 @@ for (const { dialect, skip } of await dialects()) {
       assert.equal(got.headers.get('content-type'), 'application/pdf');
       assert.deepEqual(Buffer.from(await got.arrayBuffer()), bytes);
 
-      await sb(`/pages/${page.pageId}/users/${psid}/attachments`, { type: 'image' });
+      await h.snSandbox(`/pages/${page.pageId}/users/${psid}/attachments`, { type: 'image' });
       const image = await page.hook.waitFor('message_received', (e) => e.data.content.type === 'image');
       assert.ok(image.data.content.payload.url.startsWith(`${h.s.baseUrl}/files/`));
       assert.equal((await fetch(image.data.content.payload.url)).headers.get('content-type'), 'image/png');
@@ -156,10 +146,16 @@ for (const { dialect, skip } of await dialects()) {
     });
 
     test('a bad or missing signature is refused and nothing is stored; a repeated delivery makes one message', async () => {
-      const page = await connectPage();
+      const page = await h.connectPage();
       const envelope = JSON.stringify({
         object: 'page',
-        entry: [{ id: page.pageId, time: Date.now(), messaging: [{ sender: { id: '4242424242' }, recipient: { id: page.pageId }, timestamp: Date.now(), message: { mid: 'm_forged', text: 'forged' } }] }],
+        entry: [
+          {
+            id: page.pageId,
+            time: Date.now(),
+            messaging: [{ sender: { id: '4242424242' }, recipient: { id: page.pageId }, timestamp: Date.now(), message: { mid: 'm_forged', text: 'forged' } }],
+          },
+        ],
       });
       const inbound = `${h.s.baseUrl}/inbound/socialnet_chat`;
       const sign = (body: string, secret = APP_SECRET) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
@@ -171,7 +167,10 @@ for (const { dialect, skip } of await dialects()) {
       assert.equal((await http('POST', inbound, envelope, { 'x-hub-signature-256': sign(envelope, 'wrong-secret') })).status, 403);
       assert.equal((await http('POST', inbound, envelope, { 'x-hub-signature-256': sign(`${envelope} `) })).status, 403);
       assert.equal((await http('POST', inbound, envelope, { 'x-hub-signature-256': 'sha256=' })).status, 403);
-      assert.equal((await http('POST', inbound, envelope, { 'x-hub-signature': `sha1=${createHmac('sha1', 'nope').update(envelope).digest('hex')}` })).status, 403);
+      assert.equal(
+        (await http('POST', inbound, envelope, { 'x-hub-signature': `sha1=${createHmac('sha1', 'nope').update(envelope).digest('hex')}` })).status,
+        403,
+      );
       assert.equal(await contacts(), '0');
       // The same bytes, signed with the app secret, are taken (also with the legacy sha1 header).
       const good = await http('POST', inbound, envelope, { 'x-hub-signature-256': sign(envelope) });
@@ -183,16 +182,16 @@ for (const { dialect, skip } of await dialects()) {
       // The platform signing with another secret: refused, nothing stored.
       const psid = await newUser(page);
       await http('PATCH', `${h.snBase}/_sandbox/app`, { secret: 'rotated-secret' });
-      const refused = await sb(`/pages/${page.pageId}/users/${psid}/messages`, { text: 'lost' });
+      const refused = await h.snSandbox(`/pages/${page.pageId}/users/${psid}/messages`, { text: 'lost' });
       await http('PATCH', `${h.snBase}/_sandbox/app`, { secret: APP_SECRET });
       assert.equal(refused.body.webhook.status, 403);
       assert.equal(await contacts(), '1');
 
       // Redelivery of the same call: one message, one message_received.
       const { contactId, answer } = await userSays(page, psid, 'only once');
-      const again = await sb(`/webhooks/${answer.webhook.delivery_id}/redeliver`, {});
+      const again = await h.snSandbox(`/webhooks/${answer.webhook.delivery_id}/redeliver`, {});
       assert.equal(again.body.webhook.status, 200);
-      const thrice = await sb(`/webhooks/${answer.webhook.delivery_id}/redeliver`, {});
+      const thrice = await h.snSandbox(`/webhooks/${answer.webhook.delivery_id}/redeliver`, {});
       assert.equal(thrice.body.webhook.status, 200);
       const listed = await h.s.api.get(`/v1/channels/${page.channelId}/contacts/${contactId}/messages`);
       assert.equal(listed.headers.get('x-total-count'), '1');
@@ -210,11 +209,21 @@ for (const { dialect, skip } of await dialects()) {
     });
 
     test('sending every content type the platform takes, with quick replies and platform metadata', async () => {
-      const page = await connectPage();
+      const page = await h.connectPage();
       const psid = await newUser(page);
       const { contactId } = await userSays(page, psid, 'show me');
       const contact = { id: contactId };
-      const card = { title: 'Latte', text: 'With oat milk', image_url: h.media.url('photo.png'), item_url: 'https://example.com/latte', buttons: [{ type: 'postback', title: 'Order', payload: 'ORDER_LATTE' }, { type: 'url', title: 'Menu', payload: 'https://example.com/menu' }, { type: 'phone', title: 'Call', payload: '+420601123456' }] };
+      const card = {
+        title: 'Latte',
+        text: 'With oat milk',
+        image_url: h.media.url('photo.png'),
+        item_url: 'https://example.com/latte',
+        buttons: [
+          { type: 'postback', title: 'Order', payload: 'ORDER_LATTE' },
+          { type: 'url', title: 'Menu', payload: 'https://example.com/menu' },
+          { type: 'phone', title: 'Call', payload: '+420601123456' },
+        ],
+      };
       const receipt = {
         recipient_name: 'Jana Nováková',
         order_number: 'A-1',
@@ -225,31 +234,66 @@ for (const { dialect, skip } of await dialects()) {
         elements: [{ title: 'Latte', price: 3.5, quantity: 2 }],
       };
       const contents: Array<[Record<string, unknown>, (m: any) => void]> = [
-        [{ type: 'text', payload: 'Hello 👋', quick_replies: [{ type: 'text', title: 'Yes', payload: 'Y', image_url: h.media.url('photo.png') }, { type: 'email' }, { type: 'phone_number' }] }, (m) => {
-          assert.equal(m.text, 'Hello 👋');
-          assert.deepEqual(m.quick_replies, [{ content_type: 'text', title: 'Yes', payload: 'Y', image_url: h.media.url('photo.png') }, { content_type: 'user_email' }, { content_type: 'user_phone_number' }]);
-        }],
-        [{ type: 'image', payload: { url: h.media.url('photo.png') } }, (m) => assert.deepEqual(m.attachment, { type: 'image', payload: { url: h.media.url('photo.png'), is_reusable: true } })],
+        [
+          {
+            type: 'text',
+            payload: 'Hello 👋',
+            quick_replies: [{ type: 'text', title: 'Yes', payload: 'Y', image_url: h.media.url('photo.png') }, { type: 'email' }, { type: 'phone_number' }],
+          },
+          (m) => {
+            assert.equal(m.text, 'Hello 👋');
+            assert.deepEqual(m.quick_replies, [
+              { content_type: 'text', title: 'Yes', payload: 'Y', image_url: h.media.url('photo.png') },
+              { content_type: 'user_email' },
+              { content_type: 'user_phone_number' },
+            ]);
+          },
+        ],
+        [
+          { type: 'image', payload: { url: h.media.url('photo.png') } },
+          (m) => assert.deepEqual(m.attachment, { type: 'image', payload: { url: h.media.url('photo.png'), is_reusable: true } }),
+        ],
         [{ type: 'video', payload: { url: h.media.url('clip.mp4') } }, (m) => assert.equal(m.attachment.type, 'video')],
         [{ type: 'audio', payload: { url: h.media.url('song.mp3') } }, (m) => assert.equal(m.attachment.type, 'audio')],
         [{ type: 'file', payload: { url: h.media.url('terms.pdf') } }, (m) => assert.equal(m.attachment.type, 'file')],
-        [{ type: 'structure', payload: card }, (m) => {
-          assert.equal(m.attachment.payload.template_type, 'generic');
-          assert.deepEqual(m.attachment.payload.elements[0], {
-            title: 'Latte',
-            subtitle: 'With oat milk',
-            image_url: h.media.url('photo.png'),
-            default_action: { type: 'web_url', url: 'https://example.com/latte' },
-            buttons: [{ type: 'postback', title: 'Order', payload: 'ORDER_LATTE' }, { type: 'web_url', url: 'https://example.com/menu', title: 'Menu' }, { type: 'phone_number', title: 'Call', payload: '+420601123456' }],
-          });
-        }],
-        [{ type: 'structure', payload: { text: 'Pick one', buttons: [{ type: 'postback', title: 'A', payload: 'PICK_A' }] } }, (m) => assert.deepEqual(m.attachment.payload, { template_type: 'button', text: 'Pick one', buttons: [{ type: 'postback', title: 'A', payload: 'PICK_A' }] })],
-        [{ type: 'structure', payload: [{ title: 'One' }, { title: 'Two', text: 'second' }] }, (m) => assert.deepEqual(m.attachment.payload, { template_type: 'generic', elements: [{ title: 'One' }, { title: 'Two', subtitle: 'second' }] })],
-        [{ type: 'receipt', payload: receipt }, (m) => {
-          assert.equal(m.attachment.payload.template_type, 'receipt');
-          assert.equal(m.attachment.payload.timestamp, String(Date.parse(receipt.timestamp) / 1000));
-          assert.deepEqual(m.attachment.payload.elements, receipt.elements);
-        }],
+        [
+          { type: 'structure', payload: card },
+          (m) => {
+            assert.equal(m.attachment.payload.template_type, 'generic');
+            assert.deepEqual(m.attachment.payload.elements[0], {
+              title: 'Latte',
+              subtitle: 'With oat milk',
+              image_url: h.media.url('photo.png'),
+              default_action: { type: 'web_url', url: 'https://example.com/latte' },
+              buttons: [
+                { type: 'postback', title: 'Order', payload: 'ORDER_LATTE' },
+                { type: 'web_url', url: 'https://example.com/menu', title: 'Menu' },
+                { type: 'phone_number', title: 'Call', payload: '+420601123456' },
+              ],
+            });
+          },
+        ],
+        [
+          { type: 'structure', payload: { text: 'Pick one', buttons: [{ type: 'postback', title: 'A', payload: 'PICK_A' }] } },
+          (m) =>
+            assert.deepEqual(m.attachment.payload, {
+              template_type: 'button',
+              text: 'Pick one',
+              buttons: [{ type: 'postback', title: 'A', payload: 'PICK_A' }],
+            }),
+        ],
+        [
+          { type: 'structure', payload: [{ title: 'One' }, { title: 'Two', text: 'second' }] },
+          (m) => assert.deepEqual(m.attachment.payload, { template_type: 'generic', elements: [{ title: 'One' }, { title: 'Two', subtitle: 'second' }] }),
+        ],
+        [
+          { type: 'receipt', payload: receipt },
+          (m) => {
+            assert.equal(m.attachment.payload.template_type, 'receipt');
+            assert.equal(m.attachment.payload.timestamp, String(Date.parse(receipt.timestamp) / 1000));
+            assert.deepEqual(m.attachment.payload.elements, receipt.elements);
+          },
+        ],
       ];
       for (const [content, check] of contents) {
         const res = await send(page, contact, content, { platform_metadata: 'corr-7', order: 42 });
@@ -277,7 +321,7 @@ for (const { dialect, skip } of await dialects()) {
     });
 
     test('metadata: tag and type are passed as the platform expects; the window and the 24+1 policy choose the type', async () => {
-      const page = await connectPage();
+      const page = await h.connectPage();
       const psid = await newUser(page);
       const { contactId } = await userSays(page, psid, 'hi there');
       const contact = { id: contactId };
@@ -302,14 +346,14 @@ for (const { dialect, skip } of await dialects()) {
       assert.equal(plusOne.status, 502);
       assert.match(plusOne.body.errors[0].message, /outside of allowed window/);
       assert.equal((await last()).message.text, 'c', 'nothing more reached the user');
-      const requests = (await sb(`/requests?path_contains=/messages`)).body.requests as any[];
+      const requests = (await h.snSandbox(`/requests?path_contains=/messages`)).body.requests as any[];
       assert.equal(requests.at(-1).body.messaging_type, 'RESPONSE');
       // A tag the platform allows outside the window (a human agent within 7 days) goes through ...
       assert.equal((await send(page, contact, { type: 'text', payload: 'agent here' }, { tag: 'human_agent' })).status, 201);
       // ... and after a message was sent past the window the next one is an update.
       const update = await send(page, contact, { type: 'text', payload: 'news' });
       assert.equal(update.status, 502);
-      const after = (await sb(`/requests?path_contains=/messages`)).body.requests as any[];
+      const after = (await h.snSandbox(`/requests?path_contains=/messages`)).body.requests as any[];
       assert.equal(after.at(-1).body.messaging_type, 'UPDATE');
       // The user writes again: replies are responses again.
       await userSays(page, psid, 'back');
@@ -319,8 +363,12 @@ for (const { dialect, skip } of await dialects()) {
     });
 
     test('sending by phone number: tag before the opt-in, opt_in of type phone_number, then ordinary sends followed by messages_delivered', async () => {
-      const page = await connectPage();
-      const first = await send(page, { phone_number: '+420 601 555 111', first_name: 'Petr', last_name: 'Novák' }, { type: 'text', payload: 'Your order shipped' });
+      const page = await h.connectPage();
+      const first = await send(
+        page,
+        { phone_number: '+420 601 555 111', first_name: 'Petr', last_name: 'Novák' },
+        { type: 'text', payload: 'Your order shipped' },
+      );
       assert.equal(first.status, 201, first.text);
       assert.equal(first.body.contact.phone_number, '+420601555111');
       const contactId = first.body.contact.id;
@@ -328,14 +376,14 @@ for (const { dialect, skip } of await dialects()) {
       assert.deepEqual(request.recipient, { phone_number: '+420601555111' });
       assert.equal(request.messaging_type, 'MESSAGE_TAG');
       assert.equal(request.tag, 'ACCOUNT_UPDATE', 'non_promotional_subscription goes out as its current successor');
-      const requests = (await sb(`/requests?path_contains=/messages`)).body.requests as any[];
+      const requests = (await h.snSandbox(`/requests?path_contains=/messages`)).body.requests as any[];
       assert.deepEqual(requests.at(-1).body.recipient, { phone_number: '+420601555111', name: { first_name: 'Petr', last_name: 'Novák' } });
       const got = await h.s.api.get(`/v1/channels/${page.channelId}/contacts/${contactId}`);
       assert.equal(got.body.phone_number, '+420601555111');
       assert.equal(got.body.name, 'Petr Novák');
 
       // The user accepts the message request.
-      const accepted = await sb(`/pages/${page.pageId}/optins`, { type: 'phone_number', phone_number: '+420601555111' });
+      const accepted = await h.snSandbox(`/pages/${page.pageId}/optins`, { type: 'phone_number', phone_number: '+420601555111' });
       assert.equal(accepted.body.webhook.status, 200, accepted.text);
       const optIn = await page.hook.waitFor('opt_in');
       assert.deepEqual(optIn.data.opt_in, { type: 'phone_number' });
@@ -350,7 +398,7 @@ for (const { dialect, skip } of await dialects()) {
       const byId = await platformMessages(page, `?psid=${psid}`);
       assert.deepEqual(byId.at(-1).recipient, { id: psid });
       assert.equal(byId.at(-1).tag, null);
-      const delivered = await sb(`/pages/${page.pageId}/users/${psid}/deliver`, {});
+      const delivered = await h.snSandbox(`/pages/${page.pageId}/users/${psid}/deliver`, {});
       assert.equal(delivered.body.webhook.status, 200);
       const event = await page.hook.waitFor('messages_delivered');
       assert.deepEqual(event.data.messages.map((m: any) => m.id).sort(), [first.body.id, second.body.id].sort());
@@ -358,8 +406,8 @@ for (const { dialect, skip } of await dialects()) {
     });
 
     test('opt_in: checkbox (user_ref addressing) and send_to_socialnet', async () => {
-      const page = await connectPage();
-      const box = await sb(`/pages/${page.pageId}/optins`, { type: 'checkbox', user_ref: 'ref-cart-77', ref: 'cart' });
+      const page = await h.connectPage();
+      const box = await h.snSandbox(`/pages/${page.pageId}/optins`, { type: 'checkbox', user_ref: 'ref-cart-77', ref: 'cart' });
       assert.equal(box.body.webhook.status, 200, box.text);
       const checkbox = await page.hook.waitFor('opt_in', (e) => e.data.opt_in.type === 'checkbox');
       assert.deepEqual(checkbox.data.opt_in, { type: 'checkbox', payload: 'cart' });
@@ -372,28 +420,31 @@ for (const { dialect, skip } of await dialects()) {
       assert.equal((await h.s.api.get(`/v1/channels/${page.channelId}/contacts/${checkbox.data.contact.id}`)).body.user_ref, 'ref-cart-77');
 
       const psid = await newUser(page);
-      await sb(`/pages/${page.pageId}/optins`, { type: 'send_to_socialnet', psid, ref: 'landing-page' });
+      await h.snSandbox(`/pages/${page.pageId}/optins`, { type: 'send_to_socialnet', psid, ref: 'landing-page' });
       const plugin = await page.hook.waitFor('opt_in', (e) => e.data.opt_in.type === 'send_to_socialnet');
       assert.deepEqual(plugin.data.opt_in, { type: 'send_to_socialnet', payload: 'landing-page' });
       assert.notEqual(plugin.data.contact.id, checkbox.data.contact.id);
     });
 
     test('messages_delivered and messages_read follow the platform watermarks; delivered_timestamp is the platform time', async () => {
-      const page = await connectPage();
+      const page = await h.connectPage();
       const psid = await newUser(page);
       const { contactId } = await userSays(page, psid, 'ping');
       const a = await send(page, { id: contactId }, { type: 'text', payload: 'one' });
       const b = await send(page, { id: contactId }, { type: 'text', payload: 'two' });
-      const delivered = await sb(`/pages/${page.pageId}/users/${psid}/deliver`, {});
+      const delivered = await h.snSandbox(`/pages/${page.pageId}/users/${psid}/deliver`, {});
       const platformTime = delivered.body.event.timestamp as number;
       const event = await page.hook.waitFor('messages_delivered');
-      assert.deepEqual(event.data.messages.map((m: any) => m.id), [a.body.id, b.body.id]);
+      assert.deepEqual(
+        event.data.messages.map((m: any) => m.id),
+        [a.body.id, b.body.id],
+      );
       assert.equal(event.data.delivered_timestamp, new Date(platformTime).toISOString());
       assert.deepEqual(event.data.channel, { id: page.channelId, type: 'socialnet_chat', name: 'Coffee Shop channel' });
       // A second receipt for the same messages reports nothing new.
-      await sb(`/pages/${page.pageId}/users/${psid}/deliver`, {});
+      await h.snSandbox(`/pages/${page.pageId}/users/${psid}/deliver`, {});
       const c = await send(page, { id: contactId }, { type: 'text', payload: 'three' });
-      const read = await sb(`/pages/${page.pageId}/users/${psid}/read`, {});
+      const read = await h.snSandbox(`/pages/${page.pageId}/users/${psid}/read`, {});
       const watermark = read.body.watermark as number;
       const readEvent = await page.hook.waitFor('messages_read');
       assert.equal(readEvent.data.last_read_timestamp, new Date(watermark).toISOString());
@@ -409,20 +460,24 @@ for (const { dialect, skip } of await dialects()) {
     });
 
     test('message_echo for a message a page admin sent from the inbox; postback from buttons and Get Started', async () => {
-      const page = await connectPage();
+      const page = await h.connectPage();
       const psid = await newUser(page);
       const { contactId } = await userSays(page, psid, 'question');
-      await sb(`/pages/${page.pageId}/inbox_messages`, { psid, text: 'An admin answers by hand' });
+      await h.snSandbox(`/pages/${page.pageId}/inbox_messages`, { psid, text: 'An admin answers by hand' });
       const echo = await page.hook.waitFor('message_echo', (e) => e.data.content.payload === 'An admin answers by hand');
       assert.equal(echo.data.direction, 'sent');
       assert.equal(echo.data.contact.id, contactId);
       const listed = await h.s.api.get(`/v1/channels/${page.channelId}/contacts/${contactId}/messages`);
       assert.equal(listed.body[0].content.payload, 'An admin answers by hand');
 
-      const card = await send(page, { id: contactId }, { type: 'structure', payload: { title: 'Coffee?', buttons: [{ type: 'postback', title: 'Yes please', payload: 'COFFEE_YES' }] } });
+      const card = await send(
+        page,
+        { id: contactId },
+        { type: 'structure', payload: { title: 'Coffee?', buttons: [{ type: 'postback', title: 'Yes please', payload: 'COFFEE_YES' }] } },
+      );
       const mid = (await platformMessages(page, `?psid=${psid}`)).at(-1).mid;
       assert.equal(card.status, 201);
-      await sb(`/pages/${page.pageId}/users/${psid}/postback`, { message_id: mid, button_index: 0 });
+      await h.snSandbox(`/pages/${page.pageId}/users/${psid}/postback`, { message_id: mid, button_index: 0 });
       const postback = await page.hook.waitFor('postback');
       assert.deepEqual(postback.data.postback, { payload: 'COFFEE_YES' });
       assert.equal(postback.data.contact.id, contactId);
@@ -430,16 +485,16 @@ for (const { dialect, skip } of await dialects()) {
       const settings = await h.s.api.patch(`/v1/channels/${page.channelId}/settings`, { get_started_button: { payload: 'GET_STARTED' } });
       assert.equal(settings.status, 200, settings.text);
       const newcomer = await newUser(page, { first_name: 'Eva' });
-      await sb(`/pages/${page.pageId}/users/${newcomer}/get_started`, {});
+      await h.snSandbox(`/pages/${page.pageId}/users/${newcomer}/get_started`, {});
       const started = await page.hook.waitFor('postback', (e) => e.data.postback.payload === 'GET_STARTED');
       assert.notEqual(started.data.contact.id, contactId, 'a new user becomes a new contact');
     });
 
     test('Get Contact reads the profile once and re-hosts the picture', async () => {
-      const page = await connectPage();
+      const page = await h.connectPage();
       const psid = await newUser(page, { first_name: 'Karel', last_name: 'Dvořák', gender: 'male', timezone: -5 });
       const { contactId } = await userSays(page, psid, 'hello');
-      const profileCalls = async () => ((await sb(`/requests?path_contains=${psid}`)).body.requests as any[]).filter((r) => r.method === 'GET').length;
+      const profileCalls = async () => ((await h.snSandbox(`/requests?path_contains=${psid}`)).body.requests as any[]).filter((r) => r.method === 'GET').length;
       const got = await h.s.api.get(`/v1/channels/${page.channelId}/contacts/${contactId}`);
       assert.equal(got.status, 200, got.text);
       assert.equal(got.body.name, 'Karel Dvořák');
@@ -456,29 +511,53 @@ for (const { dialect, skip } of await dialects()) {
     });
 
     test('settings are validated, pushed to the platform (nested menus flattened), deleted, and the rate limit answers 502', async () => {
-      const page = await connectPage();
+      const page = await h.connectPage();
       const body = {
         get_started_button: { payload: 'START' },
         menu: [
-          { locale: 'default', items: [{ type: 'postback', title: 'Help', payload: 'HELP' }, { type: 'menu', title: 'More', items: [{ type: 'url', title: 'Site', payload: 'https://example.com' }, { type: 'postback', title: 'Hours', payload: 'HOURS' }] }] },
+          {
+            locale: 'default',
+            items: [
+              { type: 'postback', title: 'Help', payload: 'HELP' },
+              {
+                type: 'menu',
+                title: 'More',
+                items: [
+                  { type: 'url', title: 'Site', payload: 'https://example.com' },
+                  { type: 'postback', title: 'Hours', payload: 'HOURS' },
+                ],
+              },
+            ],
+          },
           { locale: 'cs_CZ', items: [{ type: 'postback', title: 'Pomoc', payload: 'HELP' }] },
         ],
-        user_inputs: [{ locale: 'default', enabled: false }, { locale: 'cs_CZ', enabled: true }],
+        user_inputs: [
+          { locale: 'default', enabled: false },
+          { locale: 'cs_CZ', enabled: true },
+        ],
         domains_whitelist: ['https://shop.example.com'],
       };
       const res = await h.s.api.patch(`/v1/channels/${page.channelId}/settings`, body);
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(res.body, body);
-      const profile = (await sb(`/pages/${page.pageId}/profile`)).body.profile;
+      const profile = (await h.snSandbox(`/pages/${page.pageId}/profile`)).body.profile;
       assert.deepEqual(profile.get_started, { payload: 'START' });
       assert.deepEqual(profile.whitelisted_domains, ['https://shop.example.com']);
       assert.deepEqual(profile.persistent_menu, [
-        { locale: 'default', composer_input_disabled: true, call_to_actions: [{ type: 'postback', title: 'Help', payload: 'HELP' }, { type: 'web_url', title: 'Site', url: 'https://example.com' }, { type: 'postback', title: 'Hours', payload: 'HOURS' }] },
+        {
+          locale: 'default',
+          composer_input_disabled: true,
+          call_to_actions: [
+            { type: 'postback', title: 'Help', payload: 'HELP' },
+            { type: 'web_url', title: 'Site', url: 'https://example.com' },
+            { type: 'postback', title: 'Hours', payload: 'HOURS' },
+          ],
+        },
         { locale: 'cs_CZ', composer_input_disabled: false, call_to_actions: [{ type: 'postback', title: 'Pomoc', payload: 'HELP' }] },
       ]);
       // The menu item pressed comes back as a postback.
       const psid = await newUser(page, { started: true });
-      await sb(`/pages/${page.pageId}/users/${psid}/menu`, { index: 2 });
+      await h.snSandbox(`/pages/${page.pageId}/users/${psid}/menu`, { index: 2 });
       assert.deepEqual((await page.hook.waitFor('postback')).data.postback, { payload: 'HOURS' });
 
       // Rules of the specification: a menu needs get_started_button.
@@ -487,18 +566,18 @@ for (const { dialect, skip } of await dialects()) {
       // Deleting settings deletes them on the platform.
       const removed = await h.s.api.patch(`/v1/channels/${page.channelId}/settings`, { user_inputs: null, menu: null, domains_whitelist: null });
       assert.equal(removed.status, 200, removed.text);
-      const after = (await sb(`/pages/${page.pageId}/profile`)).body.profile;
+      const after = (await h.snSandbox(`/pages/${page.pageId}/profile`)).body.profile;
       assert.equal(after.persistent_menu, undefined);
       assert.equal(after.whitelisted_domains, undefined);
       assert.deepEqual(after.get_started, { payload: 'START' });
 
       // The platform's rate limit: 502 with the contract's message, nothing stored.
-      await sb('/faults', { kind: 'rate_limit', endpoint: 'profile', code: 613 });
+      await h.snSandbox('/faults', { kind: 'rate_limit', endpoint: 'profile', code: 613 });
       const limited = await h.s.api.patch(`/v1/channels/${page.channelId}/settings`, { domains_whitelist: ['https://a.example.com'] });
       assert.equal(limited.status, 502, limited.text);
       assert.match(limited.body.errors[0].message, /rate limit for settings was reached; it usually recovers within several minutes/);
       assert.equal((await h.s.api.get(`/v1/channels/${page.channelId}/settings`)).body.domains_whitelist, null);
-      assert.equal((await sb(`/pages/${page.pageId}/profile`)).body.profile.whitelisted_domains, undefined);
+      assert.equal((await h.snSandbox(`/pages/${page.pageId}/profile`)).body.profile.whitelisted_domains, undefined);
       // A platform refusal (http: is not allowed there) is 502 too.
       const refused = await h.s.api.patch(`/v1/channels/${page.channelId}/settings`, { domains_whitelist: ['http://plain.example.com'] });
       assert.equal(refused.status, 502, refused.text);
@@ -506,7 +585,7 @@ for (const { dialect, skip } of await dialects()) {
     });
 
     test('notifications: typing_on, typing_off and messages_read reach the platform as sender actions', async () => {
-      const page = await connectPage();
+      const page = await h.connectPage();
       const psid = await newUser(page);
       const { contactId } = await userSays(page, psid, 'typing test');
       for (const type of ['typing_on', 'typing_off', 'messages_read']) {
@@ -514,38 +593,38 @@ for (const { dialect, skip } of await dialects()) {
         assert.equal(res.status, 200, `${type}: ${res.text}`);
         assert.deepEqual(res.body, { channel: { id: page.channelId, type: 'socialnet_chat' }, contact: { id: contactId }, type });
       }
-      const actions = (await sb(`/pages/${page.pageId}/sender_actions?psid=${psid}`)).body.sender_actions.map((a: any) => a.action);
+      const actions = (await h.snSandbox(`/pages/${page.pageId}/sender_actions?psid=${psid}`)).body.sender_actions.map((a: any) => a.action);
       assert.deepEqual(actions, ['typing_on', 'typing_off', 'mark_seen']);
       const custom = await h.s.api.post('/v1/notifications', { channel: { id: page.channelId }, contact: { id: contactId }, type: 'custom', payload: {} });
       assert.equal(custom.status, 422);
     });
 
     test('platform failures answer 502 with the reason: disconnected page, blocked user, rate limit, 5xx, timeout', async () => {
-      const page = await connectPage();
+      const page = await h.connectPage();
       const psid = await newUser(page);
       const { contactId } = await userSays(page, psid, 'hello');
       const text = (payload: string) => send(page, { id: contactId }, { type: 'text', payload });
 
-      await sb('/faults', { kind: 'rate_limit', endpoint: 'messages', code: 613 });
+      await h.snSandbox('/faults', { kind: 'rate_limit', endpoint: 'messages', code: 613 });
       const limited = await text('rate');
       assert.equal(limited.status, 502);
       assert.match(limited.body.errors[0].message, /exceeded the rate limit/);
-      await sb('/faults', { kind: 'server_error', endpoint: 'messages', status: 503 });
+      await h.snSandbox('/faults', { kind: 'server_error', endpoint: 'messages', status: 503 });
       const down = await text('5xx');
       assert.equal(down.status, 502);
-      await sb('/faults', { kind: 'timeout', endpoint: 'messages', delay_ms: 4000 });
+      await h.snSandbox('/faults', { kind: 'timeout', endpoint: 'messages', delay_ms: 4000 });
       const slow = await text('slow');
       assert.equal(slow.status, 502);
       assert.match(slow.body.errors[0].message, /did not answer within/);
       await http('DELETE', `${h.snBase}/_sandbox/faults`);
 
-      await sb(`/pages/${page.pageId}/users/${psid}/block`, {});
+      await h.snSandbox(`/pages/${page.pageId}/users/${psid}/block`, {});
       const blocked = await text('blocked');
       assert.equal(blocked.status, 502);
       assert.match(blocked.body.errors[0].message, /isn't available right now/);
-      await sb(`/pages/${page.pageId}/users/${psid}/unblock`, {});
+      await h.snSandbox(`/pages/${page.pageId}/users/${psid}/unblock`, {});
 
-      await sb(`/pages/${page.pageId}/disconnect`, { reason: 'password_changed' });
+      await h.snSandbox(`/pages/${page.pageId}/disconnect`, { reason: 'password_changed' });
       const disconnected = await text('anyone?');
       assert.equal(disconnected.status, 502, disconnected.text);
       assert.match(disconnected.body.errors[0].message, /page is disconnected/);

@@ -29,7 +29,8 @@ for (const { dialect, skip } of await dialects()) {
       const ids = await store.transaction(async (tx) => {
         const out: string[] = [];
         for (let i = 0; i < PER_CHANNEL; i++) {
-          for (const channel of loaded) out.push((await services.outbox.append(tx, { type: 'message_echo', channel, contactId: null, data: { channel: { id: channel.id }, i } })).eventId);
+          for (const channel of loaded)
+            out.push((await services.outbox.append(tx, { type: 'message_echo', channel, contactId: null, data: { channel: { id: channel.id }, i } })).eventId);
         }
         return out;
       });

@@ -9,10 +9,14 @@ import { appendEvent, channelWithWebhook, deliveries, deliveryOf, eventually } f
 const MINUTE = 60_000;
 
 async function settled(s: TestServer, channelId: string, deliveryId: string, tries: number, status?: string): Promise<any> {
-  return eventually(async () => {
-    const d = await deliveryOf(s, channelId, deliveryId);
-    return d.attempts.length === tries && (status === undefined || d.status === status) ? d : undefined;
-  }, 5000, `${tries} tries of ${deliveryId}`);
+  return eventually(
+    async () => {
+      const d = await deliveryOf(s, channelId, deliveryId);
+      return d.attempts.length === tries && (status === undefined || d.status === status) ? d : undefined;
+    },
+    5000,
+    `${tries} tries of ${deliveryId}`,
+  );
 }
 
 for (const { dialect, skip } of await dialects()) {
@@ -47,9 +51,22 @@ for (const { dialect, skip } of await dialects()) {
       const all = await s.api.get(`/v1/channels/${channel.id}/webhook/deliveries`);
       assert.equal(all.status, 200);
       assert.equal(all.headers.get('x-total-count'), '3');
-      assert.deepEqual(all.body.map((d: any) => d.id), [bad.deliveryId, ok2.deliveryId, ok1.deliveryId]);
+      assert.deepEqual(
+        all.body.map((d: any) => d.id),
+        [bad.deliveryId, ok2.deliveryId, ok1.deliveryId],
+      );
       const pending = all.body[0];
-      assert.deepEqual(Object.keys(pending).sort(), ['attempts', 'created', 'event', 'id', 'last_error', 'last_status_code', 'next_attempt', 'status', 'updated']);
+      assert.deepEqual(Object.keys(pending).sort(), [
+        'attempts',
+        'created',
+        'event',
+        'id',
+        'last_error',
+        'last_status_code',
+        'next_attempt',
+        'status',
+        'updated',
+      ]);
       assert.equal(pending.status, 'pending');
       assert.equal(pending.last_status_code, 500);
       assert.equal(pending.attempts[0].response_excerpt, 'down');
@@ -58,10 +75,16 @@ for (const { dialect, skip } of await dialects()) {
 
       const onlyPending = await s.api.get(`/v1/channels/${channel.id}/webhook/deliveries?status=pending`);
       assert.equal(onlyPending.headers.get('x-total-count'), '1');
-      assert.deepEqual(onlyPending.body.map((d: any) => d.id), [bad.deliveryId]);
+      assert.deepEqual(
+        onlyPending.body.map((d: any) => d.id),
+        [bad.deliveryId],
+      );
       const delivered = await s.api.get(`/v1/channels/${channel.id}/webhook/deliveries?status=delivered&max=1&offset=1`);
       assert.equal(delivered.headers.get('x-total-count'), '2');
-      assert.deepEqual(delivered.body.map((d: any) => d.id), [ok1.deliveryId]);
+      assert.deepEqual(
+        delivered.body.map((d: any) => d.id),
+        [ok1.deliveryId],
+      );
       const failed = await s.api.get(`/v1/channels/${channel.id}/webhook/deliveries?status=failed`);
       assert.equal(failed.headers.get('x-total-count'), '0');
       assert.deepEqual(failed.body, []);
@@ -73,7 +96,11 @@ for (const { dialect, skip } of await dialects()) {
       assert.equal(status.status, 422);
       assert.equal(status.body.errors[0].field, 'status');
       assert.equal(status.body.errors[0].message, "Property 'status' with value 'sent' does not match any allowed value: pending, delivered, failed, dropped.");
-      for (const [query, field] of [['max=101', 'max'], ['max=0', 'max'], ['offset=-1', 'offset']]) {
+      for (const [query, field] of [
+        ['max=101', 'max'],
+        ['max=0', 'max'],
+        ['offset=-1', 'offset'],
+      ]) {
         const res = await s.api.get(`/v1/channels/${channel.id}/webhook/deliveries?${query}`);
         assert.equal(res.status, 422, query);
         assert.equal(res.body.errors[0].field, field);
@@ -146,7 +173,10 @@ for (const { dialect, skip } of await dialects()) {
       assert.equal(d.next_attempt, null);
       assert.equal(d.last_error, 'The webhook was removed.');
       const dropped = await s.api.get(`/v1/channels/${channel.id}/webhook/deliveries?status=dropped`);
-      assert.deepEqual(dropped.body.map((x: any) => x.id), [event.deliveryId]);
+      assert.deepEqual(
+        dropped.body.map((x: any) => x.id),
+        [event.deliveryId],
+      );
       clock.advance(24 * 60 * MINUTE);
       s.runtime.services.outbox.wake();
       await sleep(150);
@@ -165,7 +195,9 @@ for (const { dialect, skip } of await dialects()) {
       const { services, store } = s.runtime;
       const current = await services.channels.get(s.accountId, Number(channel.id));
       const stale = { ...current, webhook: { ...current.webhook!, id: '42' } };
-      const event = await store.transaction((tx) => services.outbox.append(tx, { type: 'message_echo', channel: stale, contactId: null, data: { channel: { id: channel.id } } }));
+      const event = await store.transaction((tx) =>
+        services.outbox.append(tx, { type: 'message_echo', channel: stale, contactId: null, data: { channel: { id: channel.id } } }),
+      );
       services.outbox.wake();
       const d = await eventually(async () => {
         const x = await deliveryOf(s, channel.id, event.deliveryId!);
@@ -186,7 +218,10 @@ for (const { dialect, skip } of await dialects()) {
       s.runtime.services.outbox.wake();
       await other.waitFor((calls) => calls.some((c) => c.headers['x-parley-event-id'] === event.eventId));
       const d = await settled(s, channel.id, event.deliveryId!, 2, 'delivered');
-      assert.deepEqual(d.attempts.map((a: any) => a.url), [receiver.url('/fail'), other.url('/moved')]);
+      assert.deepEqual(
+        d.attempts.map((a: any) => a.url),
+        [receiver.url('/fail'), other.url('/moved')],
+      );
     });
 
     test('deleting the channel removes its deliveries and tries', async () => {

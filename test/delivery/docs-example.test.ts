@@ -31,7 +31,10 @@ for (const { dialect, skip } of await dialects()) {
       channel = await channelWithWebhook(s, 'https://example.com/later');
       dir = mkdtempSync(join(tmpdir(), 'parley-example-'));
       writeFileSync(join(dir, 'receiver.mjs'), exampleReceiver());
-      child = spawn(process.execPath, [join(dir, 'receiver.mjs')], { env: { PATH: process.env.PATH ?? '', PARLEY_WEBHOOK_SECRET: channel.secret, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+      child = spawn(process.execPath, [join(dir, 'receiver.mjs')], {
+        env: { PATH: process.env.PATH ?? '', PARLEY_WEBHOOK_SECRET: channel.secret, PORT: '0' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
       const port = await eventually(async () => /listening on (\d+)/.exec(output)?.[1], 10_000, 'the example receiver listening');
       url = `http://127.0.0.1:${port}/parley-events`;
@@ -62,7 +65,11 @@ for (const { dialect, skip } of await dialects()) {
 
     test('refuses a body whose signature does not match', async () => {
       const body = JSON.stringify({ event: 'message_echo', timestamp: new Date().toISOString(), data: {} });
-      const forged = await fetch(url, { method: 'POST', body, headers: { 'x-hub-signature': 'sha1=00', 'x-hub-signature-256': 'sha256=00', 'x-parley-event-id': '1' } });
+      const forged = await fetch(url, {
+        method: 'POST',
+        body,
+        headers: { 'x-hub-signature': 'sha1=00', 'x-hub-signature-256': 'sha256=00', 'x-parley-event-id': '1' },
+      });
       assert.equal(forged.status, 401);
       const unsigned = await fetch(url, { method: 'POST', body });
       assert.equal(unsigned.status, 401);

@@ -2,31 +2,46 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
-import { EndpointSlots } from '../../src/delivery/endpoint-slots.js';
+import { EndpointSlots, type Ticket } from '../../src/delivery/endpoint-slots.js';
 import { Receiver, sleep } from './receiver.js';
 import { appendEvent, channelWithWebhook } from './support.js';
 
 describe('Endpoint slots', () => {
   test('at most perEndpoint jobs run per endpoint and total overall; endpoints take turns', () => {
     const slots = new EndpointSlots<string>(3, 2, 1);
+    // One account; each endpoint is one lane of it.
+    const add = (endpoint: string, job: string) => slots.add(endpoint, 1, endpoint, job);
+    const running: Ticket<string>[] = [];
+    const take = () => {
+      const t = slots.take();
+      if (t) running.push(t);
+      return t;
+    };
+    const finish = (endpoint: string) =>
+      slots.finish(
+        running.splice(
+          running.findIndex((t) => t.endpoint === endpoint),
+          1,
+        )[0]!,
+      );
     assert.equal(slots.holdPerEndpoint, 4, 'its cap plus two batches');
-    for (const job of ['a1', 'a2', 'a3', 'a4']) assert.equal(slots.add('A', job), true);
-    assert.equal(slots.add('A', 'a5'), false, 'an endpoint holds no more than that');
+    for (const job of ['a1', 'a2', 'a3', 'a4']) assert.equal(add('A', job), true);
+    assert.equal(add('A', 'a5'), false, 'an endpoint holds no more than that');
     assert.equal(slots.canTakeBatch('A'), false);
-    for (const job of ['b1', 'b2']) slots.add('B', job);
-    const started = [slots.take(), slots.take(), slots.take()].map((t) => t?.job);
+    for (const job of ['b1', 'b2']) add('B', job);
+    const started = [take(), take(), take()].map((t) => t?.job);
     assert.deepEqual(started, ['a1', 'b1', 'a2']);
-    assert.equal(slots.take(), null, 'total cap reached');
-    slots.finish('A');
-    assert.equal(slots.take()?.job, 'b2', 'A is at its cap, so B goes');
-    slots.finish('B');
-    assert.equal(slots.take()?.job, 'a3');
-    assert.equal(slots.take(), null);
+    assert.equal(take(), null, 'total cap reached');
+    finish('A');
+    assert.equal(take()?.job, 'b2', "B's turn");
+    finish('B');
+    assert.equal(take()?.job, 'a3');
+    assert.equal(take(), null);
     assert.equal(slots.held('A'), 3);
     assert.equal(slots.canTakeBatch('A'), true, 'room for one more batch');
-    assert.equal(slots.add('A', 'a5'), true);
+    assert.equal(add('A', 'a5'), true);
     assert.equal(slots.canTakeBatch('A'), false);
-    slots.finish('A');
+    finish('A');
     assert.equal(slots.canTakeBatch('A'), true);
     assert.deepEqual(slots.drainWaiting(), ['a4', 'a5']);
   });

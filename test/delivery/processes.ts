@@ -20,7 +20,16 @@ export interface ServerProcess {
 export function baseEnv(db: { url: string; dataDir: string }, extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const key of ['PATH', 'HOME', 'TMPDIR', 'NODE_OPTIONS']) if (process.env[key] !== undefined) env[key] = process.env[key]!;
-  return { ...env, DATABASE_URL: db.url, DATA_DIR: db.dataDir, BOOTSTRAP_ACCOUNT: 'false', LOG_LEVEL: 'info', HOST: '127.0.0.1', WEBHOOK_ALLOWLIST: '127.0.0.1', ...extra };
+  return {
+    ...env,
+    DATABASE_URL: db.url,
+    DATA_DIR: db.dataDir,
+    BOOTSTRAP_ACCOUNT: 'false',
+    LOG_LEVEL: 'info',
+    HOST: '127.0.0.1',
+    WEBHOOK_ALLOWLIST: '127.0.0.1',
+    ...extra,
+  };
 }
 
 export function startServerProcess(env: Record<string, string>): ServerProcess {
@@ -33,7 +42,9 @@ export function startServerProcess(env: Record<string, string>): ServerProcess {
   };
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   let done = false;
   void exited.then(() => {
     done = true;

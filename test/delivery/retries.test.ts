@@ -11,11 +11,15 @@ const MINUTE = 60_000;
 
 /** Waits until the delivery's tries are all recorded, so the clock may move on. */
 async function triesRecorded(s: TestServer, channelId: string, deliveryId: string, n: number): Promise<any> {
-  return eventually(async () => {
-    const d = await deliveryOf(s, channelId, deliveryId);
-    // The try and the row's new state are written in one transaction and listed from one snapshot.
-    return d.attempts.length === n ? d : undefined;
-  }, 5000, `${n} tries of ${deliveryId}`);
+  return eventually(
+    async () => {
+      const d = await deliveryOf(s, channelId, deliveryId);
+      // The try and the row's new state are written in one transaction and listed from one snapshot.
+      return d.attempts.length === n ? d : undefined;
+    },
+    5000,
+    `${n} tries of ${deliveryId}`,
+  );
 }
 
 async function closedPort(): Promise<number> {
@@ -72,13 +76,22 @@ for (const { dialect, skip } of await dialects()) {
       assert.equal(d.last_status_code, 500);
       assert.equal(d.last_error, 'The receiver answered 500.');
       const times = d.attempts.map((a: any) => Date.parse(a.attempted));
-      assert.deepEqual(times.slice(1).map((t: number, i: number) => t - times[i]), delays);
+      assert.deepEqual(
+        times.slice(1).map((t: number, i: number) => t - times[i]),
+        delays,
+      );
       for (const a of d.attempts) assert.equal(a.status_code, 500);
 
       // Every try carried the same event id and counted itself.
       const calls = callsOf();
-      assert.deepEqual(calls.map((c) => c.headers['x-parley-attempt']), ['1', '2', '3', '4', '5', '6', '7']);
-      assert.ok(calls.every((c) => c.raw.equals(calls[0]!.raw)), 'every try sends the same bytes');
+      assert.deepEqual(
+        calls.map((c) => c.headers['x-parley-attempt']),
+        ['1', '2', '3', '4', '5', '6', '7'],
+      );
+      assert.ok(
+        calls.every((c) => c.raw.equals(calls[0]!.raw)),
+        'every try sends the same bytes',
+      );
 
       // Discarded: nothing more, however long we wait.
       clock.advance(30 * 24 * 60 * MINUTE);

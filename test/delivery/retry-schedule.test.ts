@@ -8,7 +8,10 @@ const DEFAULT = loadConfig({ DATABASE_URL: 'postgres://unused/x', ENCRYPTION_KEY
 describe('Retry schedule', () => {
   test('the default schedule is 1, 5, 20, 60, 180 and 480 minutes', () => {
     assert.deepEqual(DEFAULT, [60, 300, 1200, 3600, 10800, 28800]);
-    assert.deepEqual([1, 2, 3, 4, 5, 6].map((n) => retryDelayMs(n, DEFAULT)), [1, 5, 20, 60, 180, 480].map((m) => m * 60_000));
+    assert.deepEqual(
+      [1, 2, 3, 4, 5, 6].map((n) => retryDelayMs(n, DEFAULT)),
+      [1, 5, 20, 60, 180, 480].map((m) => m * 60_000),
+    );
   });
 
   test('after the seventh failed try there is no further one', () => {
@@ -31,7 +34,11 @@ describe('Retry schedule', () => {
   });
 
   test('a configured schedule sets delays in seconds (fractions allowed) and the number of tries', () => {
-    const schedule = loadConfig({ DATABASE_URL: 'postgres://unused/x', ENCRYPTION_KEY: Buffer.alloc(32).toString('base64'), WEBHOOK_RETRY_SCHEDULE: '0.5,2' }).webhook.retryScheduleSeconds;
-    assert.deepEqual([1, 2, 3].map((n) => retryDelayMs(n, schedule)), [500, 2000, null]);
+    const schedule = loadConfig({ DATABASE_URL: 'postgres://unused/x', ENCRYPTION_KEY: Buffer.alloc(32).toString('base64'), WEBHOOK_RETRY_SCHEDULE: '0.5,2' })
+      .webhook.retryScheduleSeconds;
+    assert.deepEqual(
+      [1, 2, 3].map((n) => retryDelayMs(n, schedule)),
+      [500, 2000, null],
+    );
   });
 });

@@ -53,7 +53,10 @@ for (const { dialect, skip } of await dialects()) {
       const ea = await appendEvent(s, a.id, { n: 1 });
       const eb = await appendEvent(s, b.id, { n: 2 });
       await receiver.waitFor((calls) => [ea.eventId, eb.eventId].every((id) => calls.some((c) => c.headers['x-parley-event-id'] === id)));
-      for (const [event, channel] of [[ea, a], [eb, b]] as const) {
+      for (const [event, channel] of [
+        [ea, a],
+        [eb, b],
+      ] as const) {
         const call = receiver.calls.find((c) => c.headers['x-parley-event-id'] === event.eventId)!;
         assert.equal(call.headers['x-hub-signature'], expectedSignatures(call.raw, channel.secret).sha1);
         assert.equal(call.headers['x-hub-signature-256'], expectedSignatures(call.raw, channel.secret).sha256);

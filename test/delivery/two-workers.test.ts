@@ -23,7 +23,14 @@ for (const { dialect, skip } of await dialects()) {
       receiver = await Receiver.start();
       // This process writes the events (role api: no worker of its own).
       runtime = await createRuntime(
-        loadConfig({ DATABASE_URL: db.url, DATA_DIR: db.dataDir, LOG_LEVEL: 'silent', ROLE: 'api', WEBHOOK_ALLOWLIST: '127.0.0.1', BOOTSTRAP_ACCOUNT: 'false' }),
+        loadConfig({
+          DATABASE_URL: db.url,
+          DATA_DIR: db.dataDir,
+          LOG_LEVEL: 'silent',
+          ROLE: 'api',
+          WEBHOOK_ALLOWLIST: '127.0.0.1',
+          BOOTSTRAP_ACCOUNT: 'false',
+        }),
       );
     });
     after(async () => {
@@ -64,9 +71,19 @@ for (const { dialect, skip } of await dialects()) {
       assert.deepEqual(new Set(receiver.eventIds()), expected, 'every event arrived');
       assert.equal(receiver.calls.length, EVENTS, 'none arrived twice');
 
-      const statuses = await store.db.selectFrom('deliveries').select(['status', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('status').execute();
-      assert.deepEqual(statuses.map((r) => [r.status, Number(r.n)]), [['delivered', EVENTS]]);
-      const tries = await store.db.selectFrom('delivery_attempts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const statuses = await store.db
+        .selectFrom('deliveries')
+        .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+        .groupBy('status')
+        .execute();
+      assert.deepEqual(
+        statuses.map((r) => [r.status, Number(r.n)]),
+        [['delivered', EVENTS]],
+      );
+      const tries = await store.db
+        .selectFrom('delivery_attempts')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       assert.equal(Number(tries.n), EVENTS, 'one try per delivery');
       const byWorker = await sql<{ locked_by: number; n: number }>`select locked_by, count(*)::int as n from deliveries group by locked_by`.execute(store.db);
       assert.equal(byWorker.rows.length, 2, `both workers claimed deliveries: ${JSON.stringify(byWorker.rows)}`);

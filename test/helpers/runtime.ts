@@ -15,7 +15,10 @@ export interface TestServer {
   token: string;
   api: ApiClient;
   /** Another account with its own token, for isolation tests. */
-  newAccount(plan?: 'free' | 'developer' | 'enterprise', limits?: { hourlyLimit?: number; concurrency?: number }): Promise<{ accountId: number; token: string; api: ApiClient }>;
+  newAccount(
+    plan?: 'free' | 'developer' | 'enterprise',
+    limits?: { hourlyLimit?: number; concurrency?: number },
+  ): Promise<{ accountId: number; token: string; api: ApiClient }>;
   close(): Promise<void>;
 }
 
@@ -25,12 +28,14 @@ export interface TestServerOptions extends RuntimeOptions {
   /** Reuse a database (e.g. to restart a server on the same data). */
   db?: TestDatabase;
   workers?: boolean;
+  /** Listen on this port (e.g. to restart a server where its browsers reconnect). */
+  port?: number;
 }
 
 /** Starts the whole service on a fresh database and a real port, with one enterprise account. */
 export async function startTestServer(dialect: Dialect, options: TestServerOptions = {}): Promise<TestServer> {
   const db = options.db ?? (await createTestDatabase(dialect));
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const origin = `http://127.0.0.1:${port}`;
   const config = loadConfig({
     PUBLIC_URL: `${origin}/v1`,

@@ -37,7 +37,11 @@ function api(s: { base: string; token: string }, endpoint: string, body: Record<
 }
 
 async function rawApi(s: Setup, endpoint: string, body: Record<string, unknown>): Promise<string> {
-  const res = await fetch(`${s.base}/pa/${endpoint}`, { method: 'POST', headers: { 'content-type': 'application/json', [AUTH]: s.token }, body: JSON.stringify(body) });
+  const res = await fetch(`${s.base}/pa/${endpoint}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', [AUTH]: s.token },
+    body: JSON.stringify(body),
+  });
   return res.text();
 }
 
@@ -150,7 +154,11 @@ test('event_types filter callbacks; subscribe, unsubscribe, conversation_started
   const started = await act(s, user, 'conversation_started', { context: 'promo-42' });
   assert.equal(at(started.body, 'webhook'), null);
   await api(s, 'set_webhook', { url: `${s.receiver.url}/cb` });
-  s.receiver.respond(() => ({ status: 200, body: JSON.stringify({ sender: { name: 'Coffee' }, type: 'text', text: 'Welcome!' }), headers: { 'content-type': 'application/json' } }));
+  s.receiver.respond(() => ({
+    status: 200,
+    body: JSON.stringify({ sender: { name: 'Coffee' }, type: 'text', text: 'Welcome!' }),
+    headers: { 'content-type': 'application/json' },
+  }));
   const again = await act(s, user, 'conversation_started', { context: 'promo-42' });
   assert.equal(at(again.body, 'event', 'context'), 'promo-42');
   assert.equal(at(again.body, 'event', 'subscribed'), false);
@@ -171,7 +179,15 @@ test('keyboard reply buttons come back as text messages with the ActionBody', as
   const raw = await rawApi(
     s,
     'send_message',
-    text(user, { keyboard: { Type: 'keyboard', Buttons: [{ Columns: 3, Rows: 1, ActionType: 'reply', ActionBody: 'SIZE_L', Text: 'Large' }, { Columns: 3, Rows: 1, ActionType: 'share-phone', ActionBody: 'phone', Text: 'Phone' }] } }),
+    text(user, {
+      keyboard: {
+        Type: 'keyboard',
+        Buttons: [
+          { Columns: 3, Rows: 1, ActionType: 'reply', ActionBody: 'SIZE_L', Text: 'Large' },
+          { Columns: 3, Rows: 1, ActionType: 'share-phone', ActionBody: 'phone', Text: 'Phone' },
+        ],
+      },
+    }),
   );
   const token = /"message_token":(\d+)/.exec(raw)?.[1];
   const press = await act(s, user, 'button', { message_token: token, index: 0 });

@@ -62,7 +62,10 @@ test('send_message: success shape and the public status codes', async (t) => {
     [text({ label: 'spam' }), 18],
     [text({ ttl: 10 }), 20],
     [text({ ttl: 1209601 }), 20],
-    [text({ type: 220, message: { '#fileName': 'a-very-long-file-name-indeed.pdf', '#action': 'https://e.com/f', '#tracking_data': 't' }, file_type: 'pdf' }), 29],
+    [
+      text({ type: 220, message: { '#fileName': 'a-very-long-file-name-indeed.pdf', '#action': 'https://e.com/f', '#tracking_data': 't' }, file_type: 'pdf' }),
+      29,
+    ],
     [text({ type: 230, message: { '#media': 'https://e.com/v.mp4', '#tracking_data': 't' }, file_size: 1000, duration: 601 }), 32],
     [text({ type: 801, message: { '#txt': 'Pick', '#tracking_data': 't' }, survey: { options: [{ title: 'only' }] } }), 40],
     [text({ type: 901, message: { '#tracking_data': 't' }, carousel: { items: [{}] } }), 41],

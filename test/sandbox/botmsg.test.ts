@@ -198,7 +198,14 @@ test('inline keyboards: validation, callback_query press, answerCallbackQuery, e
   const garbage = await send('not json');
   assert.match(String(at(garbage.body, 'description')), /can't parse reply keyboard markup/);
 
-  const sent = await send({ inline_keyboard: [[{ text: 'Yes', callback_data: 'yes' }, { text: 'Site', url: 'https://example.com' }]] });
+  const sent = await send({
+    inline_keyboard: [
+      [
+        { text: 'Yes', callback_data: 'yes' },
+        { text: 'Site', url: 'https://example.com' },
+      ],
+    ],
+  });
   assert.equal(sent.status, 200);
   const messageId = Number(at(sent.body, 'result', 'message_id'));
   assert.equal(at(sent.body, 'result', 'reply_markup', 'inline_keyboard', 0, 0, 'callback_data'), 'yes');
@@ -306,7 +313,11 @@ test('chat actions, locations, contacts', async (t) => {
   assert.deepEqual(at(shared.body, 'update', 'message', 'location'), { latitude: 1.5, longitude: 2.5 });
   const contact = await act(s, user, 'contact', { phone_number: '+420777000111' });
   assert.equal(at(contact.body, 'update', 'message', 'contact', 'user_id'), user);
-  const form = new URLSearchParams({ chat_id: String(user), text: 'pick', reply_markup: JSON.stringify({ keyboard: [[{ text: 'Share', request_contact: true }]], one_time_keyboard: true }) });
+  const form = new URLSearchParams({
+    chat_id: String(user),
+    text: 'pick',
+    reply_markup: JSON.stringify({ keyboard: [[{ text: 'Share', request_contact: true }]], one_time_keyboard: true }),
+  });
   const viaForm = await fetch(`${s.api}/sendMessage`, { method: 'POST', body: form });
   assert.equal(viaForm.status, 200);
   const listed = await get(`${s.base}/_sandbox/bots/${s.botId}/messages?chat_id=${user}`);

@@ -26,7 +26,11 @@ async function setup(t: TestContext): Promise<Setup> {
   return { base, receiver, auth: { authorization: `Basic ${Buffer.from(`api:${KEY}`).toString('base64')}` } };
 }
 
-async function postForm(url: string, fields: Array<[string, string]>, headers: Record<string, string>): Promise<{ status: number; body: unknown; text: string }> {
+async function postForm(
+  url: string,
+  fields: Array<[string, string]>,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: unknown; text: string }> {
   const res = await fetch(url, { method: 'POST', body: new URLSearchParams(fields), headers });
   const text = await res.text();
   let body: unknown = text;
@@ -39,7 +43,12 @@ async function postForm(url: string, fields: Array<[string, string]>, headers: R
 }
 
 function signatureOk(sig: { timestamp?: unknown; token?: unknown; signature?: unknown }): boolean {
-  return sig.signature === createHmac('sha256', SIGNING).update(`${String(sig.timestamp)}${String(sig.token)}`).digest('hex');
+  return (
+    sig.signature ===
+    createHmac('sha256', SIGNING)
+      .update(`${String(sig.timestamp)}${String(sig.token)}`)
+      .digest('hex')
+  );
 }
 
 const basic: Array<[string, string]> = [
@@ -97,14 +106,39 @@ test('multipart message with attachment, tags, variables and headers is stored a
 
 test('event webhooks are signed in the body and follow the webhook ids', async (t) => {
   const s = await setup(t);
-  for (const [id, path] of [['delivered', '/delivered'], ['permanent_fail', '/failed'], ['accepted', '/accepted']]) {
-    const created = await postForm(`${s.base}/v3/domains/${DOMAIN}/webhooks`, [['id', String(id)], ['url', `${s.receiver.url}${String(path)}`]], s.auth);
+  for (const [id, path] of [
+    ['delivered', '/delivered'],
+    ['permanent_fail', '/failed'],
+    ['accepted', '/accepted'],
+  ]) {
+    const created = await postForm(
+      `${s.base}/v3/domains/${DOMAIN}/webhooks`,
+      [
+        ['id', String(id)],
+        ['url', `${s.receiver.url}${String(path)}`],
+      ],
+      s.auth,
+    );
     assert.equal(created.status, 200);
     assert.equal(at(created.body, 'message'), 'Webhook has been created');
   }
-  const dup = await postForm(`${s.base}/v3/domains/${DOMAIN}/webhooks`, [['id', 'delivered'], ['url', `${s.receiver.url}/x`]], s.auth);
+  const dup = await postForm(
+    `${s.base}/v3/domains/${DOMAIN}/webhooks`,
+    [
+      ['id', 'delivered'],
+      ['url', `${s.receiver.url}/x`],
+    ],
+    s.auth,
+  );
   assert.equal(dup.status, 400);
-  const badId = await postForm(`${s.base}/v3/domains/${DOMAIN}/webhooks`, [['id', 'bounced'], ['url', `${s.receiver.url}/x`]], s.auth);
+  const badId = await postForm(
+    `${s.base}/v3/domains/${DOMAIN}/webhooks`,
+    [
+      ['id', 'bounced'],
+      ['url', `${s.receiver.url}/x`],
+    ],
+    s.auth,
+  );
   assert.equal(badId.status, 400);
   const hooks = await get(`${s.base}/v3/domains/${DOMAIN}/webhooks`, s.auth);
   assert.deepEqual(at(hooks.body, 'webhooks', 'delivered', 'urls'), [`${s.receiver.url}/delivered`]);
@@ -142,15 +176,33 @@ test('routes forward inbound mail with a body signature; stop() ends the evaluat
   const s = await setup(t);
   const r1 = await postForm(
     `${s.base}/v3/routes`,
-    [['priority', '1'], ['expression', 'match_recipient(".*@mg.example.test")'], ['action', `forward("${s.receiver.url}/inbound")`], ['action', 'stop()']],
+    [
+      ['priority', '1'],
+      ['expression', 'match_recipient(".*@mg.example.test")'],
+      ['action', `forward("${s.receiver.url}/inbound")`],
+      ['action', 'stop()'],
+    ],
     s.auth,
   );
   assert.equal(at(r1.body, 'message'), 'Route has been created');
-  await postForm(`${s.base}/v3/routes`, [['priority', '5'], ['expression', 'catch_all()'], ['action', `forward("${s.receiver.url}/catchall")`]], s.auth);
+  await postForm(
+    `${s.base}/v3/routes`,
+    [
+      ['priority', '5'],
+      ['expression', 'catch_all()'],
+      ['action', `forward("${s.receiver.url}/catchall")`],
+    ],
+    s.auth,
+  );
   const match = await get(`${s.base}/v3/routes/match?address=support@mg.example.test`, s.auth);
   assert.equal(at(match.body, 'route', 'priority'), 1);
 
-  const res = await post(`${s.base}/_sandbox/inbound`, { recipient: 'support@mg.example.test', from: 'Alice <alice@example.com>', subject: 'Help', text: 'My order is late\n> old quote\n-- \nAlice' });
+  const res = await post(`${s.base}/_sandbox/inbound`, {
+    recipient: 'support@mg.example.test',
+    from: 'Alice <alice@example.com>',
+    subject: 'Help',
+    text: 'My order is late\n> old quote\n-- \nAlice',
+  });
   assert.equal(at(res.body, 'forwards', 0, 'webhook', 'status'), 200);
   assert.equal((at(res.body, 'forwards') as unknown[]).length, 1, 'stop() prevents the catch-all route');
   const r = s.receiver.received.at(-1);

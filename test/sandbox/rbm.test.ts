@@ -81,7 +81,9 @@ test('service-account OAuth: jwt-bearer grant, scope, bearer checks', async (t) 
   assert.equal(ok.status, 200, JSON.stringify(tokenBody));
   assert.equal(tokenBody.token_type, 'Bearer');
   assert.equal(tokenBody.expires_in, 3599);
-  const caps = await get(`${s.base}/v1/phones/${encodeURIComponent(PHONE)}/capabilities?requestId=r1&agentId=${s.agentId}`, { authorization: `Bearer ${String(tokenBody.access_token)}` });
+  const caps = await get(`${s.base}/v1/phones/${encodeURIComponent(PHONE)}/capabilities?requestId=r1&agentId=${s.agentId}`, {
+    authorization: `Bearer ${String(tokenBody.access_token)}`,
+  });
   assert.equal(caps.status, 200);
   assert.ok((at(caps.body, 'features') as string[]).includes('RICHCARD_CAROUSEL'));
 
@@ -180,7 +182,19 @@ test('webhook handshake, signed user messages, suggestion responses and receipts
   assert.equal(payload.agentId, s.agentId);
 
   const id = crypto.randomUUID();
-  await send(s, { contentMessage: { text: 'Pick', suggestions: [{ reply: { text: 'Yes', postbackData: 'YES' } }, { action: { text: 'Map', postbackData: 'MAP', viewLocationAction: { latLong: { latitude: 1, longitude: 2 } } } }] } }, id);
+  await send(
+    s,
+    {
+      contentMessage: {
+        text: 'Pick',
+        suggestions: [
+          { reply: { text: 'Yes', postbackData: 'YES' } },
+          { action: { text: 'Map', postbackData: 'MAP', viewLocationAction: { latLong: { latitude: 1, longitude: 2 } } } },
+        ],
+      },
+    },
+    id,
+  );
   const tap = await post(`${s.base}/_sandbox/agents/${s.agentId}/phones/${encodeURIComponent(PHONE)}/suggestion`, { message_id: id, index: 1 });
   assert.deepEqual(at(tap.body, 'payload', 'suggestionResponse'), { postbackData: 'MAP', text: 'Map', type: 'ACTION' });
   const delivered = await post(`${s.base}/_sandbox/agents/${s.agentId}/phones/${encodeURIComponent(PHONE)}/delivered`);
@@ -199,7 +213,11 @@ test('webhook handshake, signed user messages, suggestion responses and receipts
 test('agent events, files and faults', async (t) => {
   const s = await setup(t, { webhook: false });
   const eventId = crypto.randomUUID();
-  const typing = await post(`${s.base}/v1/phones/${encodeURIComponent(PHONE)}/agentEvents?eventId=${eventId}&agentId=${s.agentId}`, { eventType: 'IS_TYPING' }, s.auth);
+  const typing = await post(
+    `${s.base}/v1/phones/${encodeURIComponent(PHONE)}/agentEvents?eventId=${eventId}&agentId=${s.agentId}`,
+    { eventType: 'IS_TYPING' },
+    s.auth,
+  );
   assert.equal(typing.body.name, `phones/${PHONE}/agentEvents/${eventId}`);
   assert.equal(typing.body.eventType, 'IS_TYPING');
   const readNoId = await post(`${s.base}/v1/phones/${encodeURIComponent(PHONE)}/agentEvents?eventId=e2&agentId=${s.agentId}`, { eventType: 'READ' }, s.auth);

@@ -56,7 +56,11 @@ test('access key authentication', async (t) => {
 
 test('send: 201 message object, data coding and parts, validation errors', async (t) => {
   const s = await setup(t);
-  const res = await post(`${s.base}/messages`, { originator: '18005551212', recipients: ['+1 (888) 555-1515', 31612345678], body: 'Simple Message ☺', reference: '10' }, s.auth);
+  const res = await post(
+    `${s.base}/messages`,
+    { originator: '18005551212', recipients: ['+1 (888) 555-1515', 31612345678], body: 'Simple Message ☺', reference: '10' },
+    s.auth,
+  );
   assert.equal(res.status, 201, JSON.stringify(res.body));
   assert.match(String(res.body.id), /^[0-9a-f]{32}$/);
   assert.equal(res.body.href, `${s.base}/messages/${String(res.body.id)}`);
@@ -99,7 +103,11 @@ test('send: 201 message object, data coding and parts, validation errors', async
 
 test('status reports are signed GETs with the documented query; the message shows the status', async (t) => {
   const s = await setup(t);
-  const sent = await post(`${s.base}/messages`, { originator: 'Shop', recipients: ['18885551515'], body: 'Hi', reference: '26', reportUrl: `${s.receiver.url}/status?channel=abc` }, s.auth);
+  const sent = await post(
+    `${s.base}/messages`,
+    { originator: 'Shop', recipients: ['18885551515'], body: 'Hi', reference: '26', reportUrl: `${s.receiver.url}/status?channel=abc` },
+    s.auth,
+  );
   const id = String(sent.body.id);
   const res = await post(`${s.base}/_sandbox/messages/${id}/status`, { status: 'delivered' });
   assert.equal(at(res.body, 'reports', 0, 'webhook', 'status'), 200);
@@ -119,7 +127,9 @@ test('status reports are signed GETs with the documented query; the message show
   // Deprecated scheme: base64 HMAC-SHA256 over timestamp, sorted query and the body's SHA-256.
   const ts = String(r.headers['smsprovider-request-timestamp']);
   const params = [...r.query.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const legacy = createHmac('sha256', SIGNING).update(Buffer.concat([Buffer.from(`${ts}\n${new URLSearchParams(params).toString()}\n`), createHash('sha256').update('').digest()])).digest('base64');
+  const legacy = createHmac('sha256', SIGNING)
+    .update(Buffer.concat([Buffer.from(`${ts}\n${new URLSearchParams(params).toString()}\n`), createHash('sha256').update('').digest()]))
+    .digest('base64');
   assert.equal(r.headers['smsprovider-signature'], legacy);
 
   const fetched = await get(`${s.base}/messages/${id}`, s.auth);
@@ -165,7 +175,11 @@ test('STOP opt-out makes later messages fail with statusErrorCode 103; test keys
   assert.equal(r.query.get('statusErrorCode'), '103');
 
   const key = await post(`${s.base}/_sandbox/access_keys`, { mode: 'test' });
-  const testMsg = await post(`${s.base}/messages`, { originator: 'Shop', recipients: ['420777000222'], body: 'test' }, { authorization: `AccessKey ${String(key.body.access_key)}` });
+  const testMsg = await post(
+    `${s.base}/messages`,
+    { originator: 'Shop', recipients: ['420777000222'], body: 'test' },
+    { authorization: `AccessKey ${String(key.body.access_key)}` },
+  );
   assert.equal(testMsg.status, 201);
   const before = s.receiver.received.length;
   const outcome = await post(`${s.base}/_sandbox/messages/${String(testMsg.body.id)}/status`, { status: 'delivered' });

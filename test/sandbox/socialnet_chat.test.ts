@@ -130,7 +130,10 @@ test('user message webhook is signed with the app secret over the raw, unicode-e
   assert.ok(!validSignature(hook.rawBody, hook.headers['x-hub-signature-256'], 'other-secret'));
   const sha1 = `sha1=${createHmac('sha1', s.secret).update(hook.rawBody).digest('hex')}`;
   assert.equal(hook.headers['x-hub-signature'], sha1);
-  assert.ok([...hook.rawBody].every((b) => b < 0x80), 'body is pure ASCII');
+  assert.ok(
+    [...hook.rawBody].every((b) => b < 0x80),
+    'body is pure ASCII',
+  );
   assert.ok(hook.text.includes('\\/'), 'slashes escaped');
   const body = JSON.parse(hook.text) as unknown;
   assert.equal(at(body, 'object'), 'page');
@@ -189,7 +192,9 @@ test('send API: reply inside the window, echo with metadata, listing', async (t)
   const mid = String(res.body.message_id);
   assert.match(mid, /^m_/);
   await s.standIn.settle();
-  const echo = posts(s.receiver).map((r) => JSON.parse(r.text) as unknown).find((b) => at(b, 'entry', 0, 'messaging', 0, 'message', 'is_echo') === true);
+  const echo = posts(s.receiver)
+    .map((r) => JSON.parse(r.text) as unknown)
+    .find((b) => at(b, 'entry', 0, 'messaging', 0, 'message', 'is_echo') === true);
   assert.ok(echo, 'echo delivered');
   assert.equal(at(echo, 'entry', 0, 'messaging', 0, 'message', 'mid'), mid);
   assert.equal(at(echo, 'entry', 0, 'messaging', 0, 'message', 'metadata'), 'corr-1');
@@ -254,10 +259,31 @@ test('send API validation follows the platform limits', async (t) => {
     [{ recipient: r, messaging_type: 'RESPONSE', message: {} }, /cannot be empty/],
     [{ messaging_type: 'RESPONSE', message: { text: 'x' } }, /recipient/],
     [{ recipient: r, messaging_type: 'RESPONSE', message: { text: 'x', metadata: 'm'.repeat(1001) } }, /metadata/],
-    [{ recipient: r, messaging_type: 'RESPONSE', message: { text: 'q', quick_replies: Array.from({ length: 14 }, (_, i) => ({ content_type: 'text', title: `t${i}`, payload: `p${i}` })) } }, /at most 13/],
+    [
+      {
+        recipient: r,
+        messaging_type: 'RESPONSE',
+        message: { text: 'q', quick_replies: Array.from({ length: 14 }, (_, i) => ({ content_type: 'text', title: `t${i}`, payload: `p${i}` })) },
+      },
+      /at most 13/,
+    ],
     [{ recipient: r, messaging_type: 'RESPONSE', message: { text: 'q', quick_replies: [{ content_type: 'location' }] } }, /deprecated/],
-    [{ recipient: r, messaging_type: 'RESPONSE', message: { attachment: { type: 'template', payload: { template_type: 'button', text: 'Pick', buttons: [] } } } }, /buttons/],
-    [{ recipient: r, messaging_type: 'RESPONSE', message: { attachment: { type: 'template', payload: { template_type: 'generic', elements: Array.from({ length: 11 }, () => ({ title: 'a' })) } } } }, /at most 10/],
+    [
+      {
+        recipient: r,
+        messaging_type: 'RESPONSE',
+        message: { attachment: { type: 'template', payload: { template_type: 'button', text: 'Pick', buttons: [] } } },
+      },
+      /buttons/,
+    ],
+    [
+      {
+        recipient: r,
+        messaging_type: 'RESPONSE',
+        message: { attachment: { type: 'template', payload: { template_type: 'generic', elements: Array.from({ length: 11 }, () => ({ title: 'a' })) } } },
+      },
+      /at most 10/,
+    ],
     [{ recipient: r, messaging_type: 'RESPONSE', sender_action: 'typing_on', message: { text: 'x' } }, /sender_action/],
     [{ recipient: r, sender_action: 'dance' }, /sender_action/],
   ];
@@ -282,7 +308,10 @@ test('unknown recipient, blocked user, sender actions', async (t) => {
   assert.deepEqual(typing.body, { recipient_id: psid });
   await send(s, { recipient: { id: psid }, sender_action: 'mark_seen' });
   const actions = await get(`${s.base}/_sandbox/pages/${s.pageId}/sender_actions?psid=${psid}`);
-  assert.deepEqual((at(actions.body, 'sender_actions') as Array<{ action: string }>).map((a) => a.action), ['typing_on', 'mark_seen']);
+  assert.deepEqual(
+    (at(actions.body, 'sender_actions') as Array<{ action: string }>).map((a) => a.action),
+    ['typing_on', 'mark_seen'],
+  );
   await post(`${s.base}/_sandbox/pages/${s.pageId}/users/${psid}/block`);
   const blocked = await send(s, { recipient: { id: psid }, messaging_type: 'RESPONSE', message: { text: 'x' } });
   assert.equal(at(blocked.body, 'error', 'code'), 551);
@@ -298,10 +327,7 @@ test('quick reply and postback taps carry the payloads the page sent', async (t)
     messaging_type: 'RESPONSE',
     message: {
       text: 'Pick one',
-      quick_replies: [
-        { content_type: 'text', title: 'Red', payload: 'COLOR_RED' },
-        { content_type: 'user_phone_number' },
-      ],
+      quick_replies: [{ content_type: 'text', title: 'Red', payload: 'COLOR_RED' }, { content_type: 'user_phone_number' }],
     },
   });
   const tap = await post(`${s.base}/_sandbox/pages/${s.pageId}/users/${psid}/quick_reply`, { message_id: qr.body.message_id, index: 0 });
@@ -557,15 +583,32 @@ test('attachments: fetched from the service, reusable ids, unreachable URLs, use
   assert.equal(ok.status, 200, JSON.stringify(ok.body));
   const attachmentId = String(ok.body.attachment_id);
   assert.match(attachmentId, /^\d+$/);
-  assert.ok(s.receiver.received.some((r) => r.path === '/files/pic.png'), 'the stand-in downloaded the file');
-  const reuse = await send(s, { recipient: { id: psid }, messaging_type: 'RESPONSE', message: { attachment: { type: 'image', payload: { attachment_id: attachmentId } } } });
+  assert.ok(
+    s.receiver.received.some((r) => r.path === '/files/pic.png'),
+    'the stand-in downloaded the file',
+  );
+  const reuse = await send(s, {
+    recipient: { id: psid },
+    messaging_type: 'RESPONSE',
+    message: { attachment: { type: 'image', payload: { attachment_id: attachmentId } } },
+  });
   assert.equal(reuse.status, 200);
-  const audio = await send(s, { recipient: { id: psid }, messaging_type: 'RESPONSE', message: { attachment: { type: 'audio', payload: { url: `${s.receiver.url}/files/voice.mp3` } } } });
+  const audio = await send(s, {
+    recipient: { id: psid },
+    messaging_type: 'RESPONSE',
+    message: { attachment: { type: 'audio', payload: { url: `${s.receiver.url}/files/voice.mp3` } } },
+  });
   assert.equal(at(audio.body, 'error', 'error_subcode'), 2018008, 'audio must be served as audio/*');
   s.receiver.respond(() => ({ status: 404 }));
-  const gone = await send(s, { recipient: { id: psid }, messaging_type: 'RESPONSE', message: { attachment: { type: 'image', payload: { url: `${s.receiver.url}/files/gone.png` } } } });
+  const gone = await send(s, {
+    recipient: { id: psid },
+    messaging_type: 'RESPONSE',
+    message: { attachment: { type: 'image', payload: { url: `${s.receiver.url}/files/gone.png` } } },
+  });
   assert.equal(at(gone.body, 'error', 'error_subcode'), 2018008);
-  const upload = await post(`${s.api}/me/message_attachments?access_token=${s.pageToken}`, { message: { attachment: { type: 'file', payload: { url: 'http://127.0.0.1:1/nothing' } } } });
+  const upload = await post(`${s.api}/me/message_attachments?access_token=${s.pageToken}`, {
+    message: { attachment: { type: 'file', payload: { url: 'http://127.0.0.1:1/nothing' } } },
+  });
   assert.equal(at(upload.body, 'error', 'error_subcode'), 2018008);
 
   const form = new FormData();

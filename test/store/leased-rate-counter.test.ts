@@ -26,9 +26,14 @@ describe('Leased rate counter (PostgreSQL)', { skip: pgOk ? false : 'PostgreSQL 
     counters = [0, 1].map((i) => {
       const pool = new pg.Pool({ connectionString: db.url, max: 2 });
       pools.push(pool);
-      return new LeasedRateCounter(new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: () => {
-          statements[i]! += 1;
-        } }));
+      return new LeasedRateCounter(
+        new Kysely<Database>({
+          dialect: new PostgresDialect({ pool }),
+          log: () => {
+            statements[i]! += 1;
+          },
+        }),
+      );
     });
     const pool = new pg.Pool({ connectionString: db.url, max: 1 });
     pools.push(pool);
@@ -40,7 +45,10 @@ describe('Leased rate counter (PostgreSQL)', { skip: pgOk ? false : 'PostgreSQL 
   });
 
   const shared = async (accountId: number, windowStart: number) =>
-    Number((await admin.selectFrom('rate_counters').select('count').where('account_id', '=', accountId).where('window_start', '=', windowStart).executeTakeFirst())?.count ?? 0);
+    Number(
+      (await admin.selectFrom('rate_counters').select('count').where('account_id', '=', accountId).where('window_start', '=', windowStart).executeTakeFirst())
+        ?.count ?? 0,
+    );
 
   test('requests now and then, on either instance, take consecutive positions: exact at a small limit', async () => {
     const positions: number[] = [];
@@ -71,7 +79,10 @@ describe('Leased rate counter (PostgreSQL)', { skip: pgOk ? false : 'PostgreSQL 
     const before = statements[0]!;
     const positions: number[] = [];
     for (let i = 0; i < 3000; i++) positions.push(await counters[0]!.hit(5, 1000, 1_000_000));
-    assert.deepEqual(positions, Array.from({ length: 3000 }, (_, i) => i + 1));
+    assert.deepEqual(
+      positions,
+      Array.from({ length: 3000 }, (_, i) => i + 1),
+    );
     const sent = statements[0]! - before;
     assert.ok(sent < 30, `${sent} statements for 3000 requests`);
   });

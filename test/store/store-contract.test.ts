@@ -21,8 +21,20 @@ for (const { dialect, skip } of await dialects()) {
 
     const account = (id: number) => ({ id, name: `a${id}`, plan: 'free', hourly_limit: null, concurrency_limit: null, created_at: Date.now() });
     const channel = (id: number, accountId: number) => ({
-      id, account_id: accountId, type: 'service_chat', name: `c${id}`, mode: 'production', config: '{}', secrets: null,
-      webhook_id: null, webhook_url: null, webhook_secret: null, webhook_ssl_verification: 1, settings: '{}', created_at: id, updated_at: id,
+      id,
+      account_id: accountId,
+      type: 'service_chat',
+      name: `c${id}`,
+      mode: 'production',
+      config: '{}',
+      secrets: null,
+      webhook_id: null,
+      webhook_url: null,
+      webhook_secret: null,
+      webhook_ssl_verification: 1,
+      settings: '{}',
+      created_at: id,
+      updated_at: id,
     });
 
     test('migrations are idempotent and ids round-trip as numbers', async () => {
@@ -60,8 +72,31 @@ for (const { dialect, skip } of await dialects()) {
     test('deleting a channel removes what belongs to it', async () => {
       await store.accounts.insert(account(300));
       await store.channels.insert(channel(301, 300));
-      await store.events.insertEvent({ id: 302, account_id: 300, channel_id: 301, contact_id: null, message_id: null, type: 'message_echo', body: '{}', created_at: 1 });
-      await store.events.insertDelivery({ id: 303, event_id: 302, account_id: 300, channel_id: 301, webhook_id: 1, status: 'pending', attempts: 0, next_attempt_at: 1, locked_until: null, last_status_code: null, last_error: null, created_at: 1, updated_at: 1 });
+      await store.events.insertEvent({
+        id: 302,
+        account_id: 300,
+        channel_id: 301,
+        contact_id: null,
+        message_id: null,
+        type: 'message_echo',
+        body: '{}',
+        created_at: 1,
+      });
+      await store.events.insertDelivery({
+        id: 303,
+        event_id: 302,
+        account_id: 300,
+        channel_id: 301,
+        webhook_id: 1,
+        status: 'pending',
+        attempts: 0,
+        next_attempt_at: 1,
+        locked_until: null,
+        last_status_code: null,
+        last_error: null,
+        created_at: 1,
+        updated_at: 1,
+      });
       await store.channels.delete(300, 301);
       const left = await store.db.selectFrom('deliveries').select('id').where('channel_id', '=', 301).execute();
       assert.equal(left.length, 0);

@@ -35,9 +35,15 @@ describe('contact addressing per channel type', () => {
   test('exactly one form; names only with their form', () => {
     assert.equal(failure(() => parseAddress('socialnet_chat', {}, undefined))?.field, 'contact');
     assert.equal(failure(() => parseAddress('socialnet_chat', { id: '1', phone_number: '+420601123456' }, undefined))?.field, 'contact');
-    assert.equal(failure(() => parseAddress('socialnet_chat', { phone_number: '+420601123456', first_name: 'Jan', last_name: 'Novák' }, undefined)), null);
+    assert.equal(
+      failure(() => parseAddress('socialnet_chat', { phone_number: '+420601123456', first_name: 'Jan', last_name: 'Novák' }, undefined)),
+      null,
+    );
     assert.equal(failure(() => parseAddress('socialnet_chat', { id: '1', first_name: 'Jan' }, undefined))?.field, 'contact.first_name');
-    assert.equal(failure(() => parseAddress('email', { email: 'a@b.cz', name: 'A' }, undefined)), null);
+    assert.equal(
+      failure(() => parseAddress('email', { email: 'a@b.cz', name: 'A' }, undefined)),
+      null,
+    );
     assert.equal(failure(() => parseAddress('email', { id: '1', name: 'A' }, undefined))?.field, 'contact.name');
   });
   test('phone numbers in free format come out in E.164', () => {

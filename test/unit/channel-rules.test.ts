@@ -26,26 +26,50 @@ describe('capabilities', () => {
   });
   test('text length is the platform limit: mobile 1377 passes, 1378 is refused', () => {
     const at = (n: number) => ({ type: 'text', payload: 'a'.repeat(n) }) as Content;
-    assert.equal(failure(() => checkCapabilities('mobile', at(1377))), null);
+    assert.equal(
+      failure(() => checkCapabilities('mobile', at(1377))),
+      null,
+    );
     assert.equal(failure(() => checkCapabilities('mobile', at(1378)))?.field, 'content.payload');
-    assert.equal(failure(() => checkCapabilities('socialnet_chat', at(2000))), null);
+    assert.equal(
+      failure(() => checkCapabilities('socialnet_chat', at(2000))),
+      null,
+    );
     assert.equal(failure(() => checkCapabilities('socialnet_chat', at(2001)))?.field, 'content.payload');
     // Characters, not UTF-16 units: 1377 emoji fit an SMS channel's limit.
-    assert.equal(failure(() => checkCapabilities('mobile', { type: 'text', payload: '😀'.repeat(1377) })), null);
+    assert.equal(
+      failure(() => checkCapabilities('mobile', { type: 'text', payload: '😀'.repeat(1377) })),
+      null,
+    );
   });
   test('quick-reply kinds a platform cannot show are refused naming the item', () => {
     const content = parseContent({ type: 'text', payload: 'Hi', quick_replies: [{ type: 'text', title: 't', payload: 'p' }, { type: 'location' }] });
-    assert.equal(failure(() => checkCapabilities('service_chat', content)), null);
+    assert.equal(
+      failure(() => checkCapabilities('service_chat', content)),
+      null,
+    );
     assert.equal(failure(() => checkCapabilities('mobile', content))?.field, 'content.quick_replies[1].type');
     // socialnet_chat's platform removed the location quick reply.
     assert.equal(failure(() => checkCapabilities('socialnet_chat', content))?.field, 'content.quick_replies[1].type');
   });
   test('button types and counts per card follow the type', () => {
-    const twoButtons = parseContent({ type: 'structure', payload: { title: 'c', buttons: [{ type: 'url', title: 'a', payload: 'https://e.com' }, { type: 'url', title: 'b', payload: 'https://e.com' }] } });
+    const twoButtons = parseContent({
+      type: 'structure',
+      payload: {
+        title: 'c',
+        buttons: [
+          { type: 'url', title: 'a', payload: 'https://e.com' },
+          { type: 'url', title: 'b', payload: 'https://e.com' },
+        ],
+      },
+    });
     assert.equal(failure(() => checkCapabilities('appmsg_business_messages', twoButtons))?.field, 'content.payload.buttons');
     const postback = parseContent({ type: 'structure', payload: [{ title: 'c' }, { title: 'd', buttons: [{ type: 'postback', title: 'a', payload: 'x' }] }] });
     assert.equal(failure(() => checkCapabilities('email', postback))?.field, 'content.payload[1].buttons[0].type');
-    assert.equal(failure(() => checkCapabilities('socialnet_chat', postback)), null);
+    assert.equal(
+      failure(() => checkCapabilities('socialnet_chat', postback)),
+      null,
+    );
     const seven = parseContent({ type: 'structure', payload: Array.from({ length: 7 }, () => ({ title: 'c' })) });
     assert.equal(failure(() => checkCapabilities('appmsg', seven))?.field, 'content.payload');
   });
@@ -53,7 +77,10 @@ describe('capabilities', () => {
 
 describe('reserved metadata keys (socialnet_chat)', () => {
   test('platform_metadata: 1000 characters pass, 1001 are refused, it must be a string', () => {
-    assert.equal(failure(() => checkMetadata('socialnet_chat', { platform_metadata: 'm'.repeat(1000) })), null);
+    assert.equal(
+      failure(() => checkMetadata('socialnet_chat', { platform_metadata: 'm'.repeat(1000) })),
+      null,
+    );
     assert.equal(failure(() => checkMetadata('socialnet_chat', { platform_metadata: 'm'.repeat(1001) }))?.field, 'metadata.platform_metadata');
     assert.equal(failure(() => checkMetadata('socialnet_chat', { platform_metadata: 5 }))?.field, 'metadata.platform_metadata');
   });
@@ -65,14 +92,20 @@ describe('reserved metadata keys (socialnet_chat)', () => {
     assert.equal(failure(() => checkMetadata('socialnet_chat', { tag: null }))?.message, "Property 'metadata.tag' cannot be null.");
   });
   test('type: response or update; not together with a tag', () => {
-    assert.equal(failure(() => checkMetadata('socialnet_chat', { type: 'response' })), null);
-    assert.equal(failure(() => checkMetadata('socialnet_chat', { type: 'update' })), null);
+    assert.equal(
+      failure(() => checkMetadata('socialnet_chat', { type: 'response' })),
+      null,
+    );
+    assert.equal(
+      failure(() => checkMetadata('socialnet_chat', { type: 'update' })),
+      null,
+    );
     assert.equal(failure(() => checkMetadata('socialnet_chat', { type: 'reply' }))?.field, 'metadata.type');
     const both = failure(() => checkMetadata('socialnet_chat', { type: 'update', tag: 'account_update' }));
     assert.equal(both?.field, 'metadata.type');
     assert.match(both!.message, /together with 'metadata.tag'/);
   });
-  test('on other channel types the same keys are the client\'s own data', () => {
+  test("on other channel types the same keys are the client's own data", () => {
     const metadata = { tag: 'ANYTHING', type: 'whatever', platform_metadata: 'm'.repeat(2000) };
     assert.deepEqual(checkMetadata('mobile', metadata), metadata);
     assert.equal(checkMetadata('socialnet_chat', undefined), undefined);

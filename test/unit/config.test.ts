@@ -37,7 +37,11 @@ test('bad values stop the start with a message naming the variable', () => {
     [{ TLS_CERT_FILE: '/x.pem' }, /TLS_CERT_FILE/],
   ];
   for (const [env, pattern] of cases) {
-    assert.throws(() => loadConfig({ DATA_DIR: dataDir(), ...env }), (e: unknown) => e instanceof ConfigError && pattern.test(e.message), JSON.stringify(env));
+    assert.throws(
+      () => loadConfig({ DATA_DIR: dataDir(), ...env }),
+      (e: unknown) => e instanceof ConfigError && pattern.test(e.message),
+      JSON.stringify(env),
+    );
   }
 });
 

@@ -9,7 +9,10 @@ describe('idempotency rules', () => {
     assert.equal(checkIdempotencyKey('a'), 'a');
     assert.equal(checkIdempotencyKey('k'.repeat(255)), 'k'.repeat(255));
     for (const bad of ['', 'k'.repeat(256), 'with space', 'ünïcode']) {
-      assert.throws(() => checkIdempotencyKey(bad), (e: unknown) => e instanceof ApiError && e.status === 422 && e.details[0]!.field === 'Idempotency-Key');
+      assert.throws(
+        () => checkIdempotencyKey(bad),
+        (e: unknown) => e instanceof ApiError && e.status === 422 && e.details[0]!.field === 'Idempotency-Key',
+      );
     }
   });
   test('the body hash ignores key order but not values', () => {

@@ -22,7 +22,10 @@ test('more than 256 ids in one millisecond borrow the next millisecond instead o
   const ids = new IdGenerator(0, () => Date.UTC(2026, 0, 1));
   const made = Array.from({ length: 600 }, () => ids.nextNumber());
   assert.equal(new Set(made).size, 600);
-  assert.deepEqual(made, [...made].sort((a, b) => a - b));
+  assert.deepEqual(
+    made,
+    [...made].sort((a, b) => a - b),
+  );
 });
 
 test('instances never make the same id at the same moment', () => {

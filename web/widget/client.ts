@@ -12,6 +12,7 @@ import {
   type ListMessagesResponse,
   type ServerNotification,
 } from '../../src/schemas/chat.js';
+import { busyRetryDelayMs } from './busy-retry.js';
 
 export type { AckError, ChatContent, ChatMessage, ConnectionRejected, ListMessagesResponse, ServerNotification };
 export type { Button, Card, QuickReply } from '../../src/schemas/chat.js';
@@ -35,7 +36,12 @@ export interface ChatClientOptions {
   path?: string;
 }
 
-export type ConnectionState = 'idle' | 'connecting' | 'online' | 'offline' | 'rejected';
+/**
+ * `busy`: the server refused the connection for now (too many connections or new sessions from
+ * this address, connection_rejected code 4); the client connects again by itself. `rejected` is
+ * final (codes 2 and 3).
+ */
+export type ConnectionState = 'idle' | 'connecting' | 'online' | 'offline' | 'busy' | 'rejected';
 
 export interface ChatClientEvents {
   /** A message from the site (direction `received`). */
@@ -44,7 +50,17 @@ export interface ChatClientEvents {
   echo: (message: ChatMessage) => void;
   notification: (notification: ServerNotification) => void;
   state: (state: ConnectionState) => void;
+  /** A final refusal: the client does not connect again by itself. */
   rejected: (rejection: ConnectionRejected) => void;
+  /** A temporary refusal (code 4): the client connects again in `retryInMs`. */
+  busy: (rejection: ConnectionRejected, retryInMs: number) => void;
+}
+
+/** The promise of one connect() call, kept across the connections made for it. */
+interface PendingConnect {
+  resolve: () => void;
+  reject: (error: Error) => void;
+  settled: boolean;
 }
 
 /** An error acknowledgement, or a call made while not connected. */
@@ -53,6 +69,8 @@ export class ChatRequestError extends Error {
     readonly code: number,
     message: string,
     readonly field?: string,
+    /** Seconds after which the same request may succeed, when the server says. */
+    readonly retryAfter?: number,
   ) {
     super(message);
     this.name = 'ChatRequestError';
@@ -72,6 +90,11 @@ function isAckError(value: unknown): value is AckError {
   return typeof value === 'object' && value !== null && typeof (value as { error_code?: unknown }).error_code === 'number';
 }
 
+function retryAfterOf(error: AckError): number | undefined {
+  const value = (error.details as { retry_after?: unknown }).retry_after;
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
 const ACK_TIMEOUT_MS = 20_000;
 
 export class ChatClient {
@@ -82,10 +105,14 @@ export class ChatClient {
     notification: new Set(),
     state: new Set(),
     rejected: new Set(),
+    busy: new Set(),
   };
   private readonly storage: Storage | null;
   private readonly storageKey: string;
   private currentState: ConnectionState = 'idle';
+  /** Temporary refusals in a row; the wait before the next try grows with them. */
+  private refusals = 0;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly options: ChatClientOptions) {
     this.storage = storageOf(options.storage);
@@ -145,10 +172,16 @@ export class ChatClient {
 
   /**
    * Connects (or reconnects) and resolves once the server accepted the connection. A session of
-   * another channel is dropped and a new one started, as the server asks.
+   * another channel is dropped and a new one started, as the server asks. A temporary refusal
+   * (code 4) is waited out: the client connects again after the server's retry_after, and the
+   * promise stays pending until a connection is accepted or finally refused.
    */
   connect(): Promise<void> {
     this.disconnect();
+    return new Promise((resolve, reject) => this.open({ resolve, reject, settled: false }));
+  }
+
+  private open(pending: PendingConnect): void {
     this.setState('connecting');
     const socket = io(this.options.server, {
       path: this.options.path ?? '/socket.io',
@@ -159,6 +192,12 @@ export class ChatClient {
       forceNew: true,
     });
     this.socket = socket;
+    const settle = (error?: Error) => {
+      if (pending.settled) return;
+      pending.settled = true;
+      if (error) pending.reject(error);
+      else pending.resolve();
+    };
     // Every reconnection presents the session the server gave last.
     socket.io.on('reconnect_attempt', () => {
       socket.io.opts.query = this.query();
@@ -170,48 +209,58 @@ export class ChatClient {
     socket.on(SERVER_EVENTS.messageServer, (m: ChatMessage) => this.emitLocal('message', m));
     socket.on(SERVER_EVENTS.messageClientEcho, (m: ChatMessage) => this.emitLocal('echo', m));
     socket.on(SERVER_EVENTS.notificationServer, (n: ServerNotification) => this.emitLocal('notification', n));
-
-    return new Promise((resolve, reject) => {
-      let settled = false;
-      socket.on(SERVER_EVENTS.connectionAccepted, (data: ConnectionAccepted) => {
-        this.setSession(data.session_id);
-        this.setState('online');
-        if (!settled) {
-          settled = true;
-          resolve();
-        }
-      });
-      socket.on(SERVER_EVENTS.connectionRejected, (rejection: ConnectionRejected) => {
-        if (rejection.error_code === REJECTION.sessionOfOtherChannel) {
-          this.setSession(null);
-          this.connect().then(resolve, reject);
-          settled = true;
-          return;
-        }
-        this.setState('rejected');
-        this.emitLocal('rejected', rejection);
-        socket.disconnect();
-        if (!settled) {
-          settled = true;
-          reject(new ChatRequestError(rejection.error_code, rejection.details.message));
-        }
-      });
-      socket.on('connect_error', (error: Error) => {
-        this.setState('offline');
-        if (!settled && !socket.active) {
-          settled = true;
-          reject(error);
-        }
-      });
+    socket.on(SERVER_EVENTS.connectionAccepted, (data: ConnectionAccepted) => {
+      this.refusals = 0;
+      this.setSession(data.session_id);
+      this.setState('online');
+      settle();
+    });
+    socket.on(SERVER_EVENTS.connectionRejected, (rejection: ConnectionRejected) => {
+      if (rejection.error_code === REJECTION.sessionOfOtherChannel) {
+        this.setSession(null);
+        this.closeSocket();
+        this.open(pending);
+        return;
+      }
+      if (rejection.error_code === REJECTION.tooManyConnections) {
+        // Not this page's doing, and it passes: wait and come back (also when this refusal
+        // answered a reconnection of a page that was online).
+        this.closeSocket();
+        this.refusals += 1;
+        const wait = busyRetryDelayMs(this.refusals, rejection.details.retry_after);
+        this.setState('busy');
+        this.emitLocal('busy', rejection, wait);
+        this.retryTimer = setTimeout(() => {
+          this.retryTimer = undefined;
+          this.open(pending);
+        }, wait);
+        return;
+      }
+      this.setState('rejected');
+      this.emitLocal('rejected', rejection);
+      socket.disconnect();
+      settle(new ChatRequestError(rejection.error_code, rejection.details.message));
+    });
+    socket.on('connect_error', (error: Error) => {
+      this.setState('offline');
+      if (!socket.active) settle(error);
     });
   }
 
-  disconnect(): void {
+  /** Closes the current connection, and cancels a retry that waits, without a state change. */
+  private closeSocket(): void {
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
     if (!this.socket) return;
     this.socket.removeAllListeners();
     this.socket.io.removeAllListeners();
     this.socket.disconnect();
     this.socket = null;
+  }
+
+  disconnect(): void {
+    if (!this.socket && this.retryTimer === undefined) return;
+    this.closeSocket();
     if (this.currentState !== 'rejected') this.setState('idle');
   }
 
@@ -222,7 +271,8 @@ export class ChatClient {
     return new Promise<T>((resolve, reject) => {
       socket.timeout(ACK_TIMEOUT_MS).emit(event, data, (timeout: Error | null, response: unknown) => {
         if (timeout) reject(new ChatRequestError(0, 'The server did not answer in time.'));
-        else if (isAckError(response)) reject(new ChatRequestError(response.error_code, response.details.message, response.details.field));
+        else if (isAckError(response))
+          reject(new ChatRequestError(response.error_code, response.details.message, response.details.field, retryAfterOf(response)));
         else resolve(response as T);
       });
     });

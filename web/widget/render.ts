@@ -1,9 +1,33 @@
 import type { Card, ChatContent } from './client.js';
 import { el, safeUrl } from './dom.js';
+import { linkedText } from './links.js';
 
 /** What a rendered message needs from the widget: buttons in cards call back into it. */
 export interface RenderActions {
-  postback(payload: string, title: string): void;
+  /** Resolves true once the site got the postback. */
+  postback(payload: string, title: string): Promise<boolean>;
+}
+
+/**
+ * A postback button shows it was tapped at once (pressed, and disabled so it is not sent twice);
+ * it stays so once the site got it, and is offered again when sending failed.
+ */
+function postbackButton(title: string, payload: string, actions: RenderActions): HTMLButtonElement {
+  const button = el('button', { type: 'button', class: 'postback' }, title);
+  const press = (on: boolean) => {
+    button.disabled = on;
+    button.classList.toggle('pressed', on);
+    if (on) button.setAttribute('aria-pressed', 'true');
+    else button.removeAttribute('aria-pressed');
+  };
+  button.addEventListener('click', () => {
+    if (button.disabled) return;
+    press(true);
+    void actions.postback(payload, title).then((sent) => {
+      if (!sent) press(false);
+    });
+  });
+  return button;
 }
 
 function fileName(url: string): string {
@@ -25,9 +49,7 @@ function card(c: Card, actions: RenderActions): HTMLLIElement {
       return href ? el('a', { href, target: '_blank', rel: 'noopener noreferrer' }, b.title) : null;
     }
     if (b.type === 'phone') return el('a', { href: `tel:${b.payload.replace(/[^0-9+]/g, '')}` }, b.title);
-    const button = el('button', { type: 'button' }, b.title);
-    button.addEventListener('click', () => actions.postback(b.payload, b.title));
-    return button;
+    return postbackButton(b.title, b.payload, actions);
   });
   return el(
     'li',
@@ -43,11 +65,15 @@ export function renderContent(content: ChatContent, actions: RenderActions): { n
   const payload = content.payload as unknown;
   switch (content.type) {
     case 'text':
-      return { node: el('div', { class: 'bubble' }, String(payload)), media: false, wide: false };
+      return { node: el('div', { class: 'bubble' }, ...linkedText(String(payload))), media: false, wide: false };
     case 'image': {
       const url = safeUrl((payload as { url?: string })?.url);
       if (!url) break;
-      return { node: el('div', { class: 'bubble media' }, el('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, el('img', { src: url, alt: 'Image' }))), media: true, wide: false };
+      return {
+        node: el('div', { class: 'bubble media' }, el('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, el('img', { src: url, alt: 'Image' }))),
+        media: true,
+        wide: false,
+      };
     }
     case 'video': {
       const url = safeUrl((payload as { url?: string })?.url);
@@ -62,7 +88,15 @@ export function renderContent(content: ChatContent, actions: RenderActions): { n
     case 'file': {
       const url = safeUrl((payload as { url?: string })?.url);
       if (!url) break;
-      return { node: el('div', { class: 'bubble' }, el('a', { href: url, target: '_blank', rel: 'noopener noreferrer', download: fileName(url) }, `📎 ${fileName(url)}`)), media: false, wide: false };
+      return {
+        node: el(
+          'div',
+          { class: 'bubble' },
+          el('a', { href: url, target: '_blank', rel: 'noopener noreferrer', download: fileName(url) }, `📎 ${fileName(url)}`),
+        ),
+        media: false,
+        wide: false,
+      };
     }
     case 'location': {
       const p = payload as { latitude?: number; longitude?: number };
@@ -71,7 +105,11 @@ export function renderContent(content: ChatContent, actions: RenderActions): { n
     }
     case 'structure': {
       const cards = (Array.isArray(payload) ? payload : [payload]) as Card[];
-      const list = el('ul', { class: 'cards', 'aria-label': cards.length > 1 ? `${cards.length} cards, scroll sideways` : 'Card' }, ...cards.map((c) => card(c, actions)));
+      const list = el(
+        'ul',
+        { class: 'cards', 'aria-label': cards.length > 1 ? `${cards.length} cards, scroll sideways` : 'Card' },
+        ...cards.map((c) => card(c, actions)),
+      );
       if (cards.length > 1) list.tabIndex = 0;
       return { node: list, media: true, wide: true };
     }

@@ -52,6 +52,12 @@ button { font: inherit; cursor: pointer; }
 .bubble img, .bubble video { display: block; width: 220px; max-width: 100%; height: auto; max-height: 260px; object-fit: cover; border-radius: 10px; }
 .bubble.media { padding: 4px; background: transparent; }
 .meta { font-size: 11px; color: var(--muted); margin: 2px 6px 0; }
+.meta .state:not(:empty)::before { content: " · "; }
+.bubble a { color: inherit; text-decoration: underline; }
+.msg.pending .bubble { opacity: .65; }
+.msg.failed .bubble { opacity: 1; background: #fdecea; color: #8a1c12; border: 1px solid #d93025; }
+.msg.failed .state { color: #b3261e; font-weight: 600; }
+.retry { margin-left: 6px; border: 0; background: none; padding: 0; color: #b3261e; font-size: 11px; font-weight: 600; text-decoration: underline; }
 .cards { display: flex; gap: 8px; overflow-x: auto; scroll-snap-type: x mandatory; max-width: 100%; padding-bottom: 4px; list-style: none; margin: 0; padding-left: 0; }
 .msg.structure { max-width: 100%; align-self: stretch; }
 .card { flex: 0 0 240px; scroll-snap-align: start; border: 1px solid var(--border); border-radius: 12px; overflow: hidden; background: var(--bg); display: flex; flex-direction: column; }
@@ -72,6 +78,9 @@ button { font: inherit; cursor: pointer; }
 .quick[hidden] { display: none; }
 .quick button { border: 1px solid var(--accent); color: var(--accent); background: var(--bg); border-radius: 16px; padding: 5px 12px; font-size: 14px; display: inline-flex; align-items: center; gap: 6px; }
 .quick button img { width: 18px; height: 18px; border-radius: 50%; }
+.quick button.pressed, .card .buttons > button.pressed { background: var(--accent); color: var(--accent-text); }
+.quick button:disabled, .card .buttons > button:disabled { cursor: default; }
+.quick button:disabled:not(.pressed), .card .buttons > button:disabled:not(.pressed) { opacity: .5; }
 .composer { display: flex; gap: 6px; padding: 8px; border-top: 1px solid var(--border); align-items: flex-end; }
 .composer textarea { flex: 1; resize: none; border: 1px solid var(--border); border-radius: 18px; padding: 8px 12px; font: inherit; max-height: 120px; min-height: 38px; color: var(--fg); background: var(--bg); }
 .icon { width: 38px; height: 38px; border-radius: 50%; border: 0; background: transparent; color: var(--muted); display: grid; place-items: center; flex: none; }

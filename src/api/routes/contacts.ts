@@ -2,37 +2,61 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { ContactService } from '../../domain/contacts/service.js';
 import { ContactResponse } from '../../schemas/content.js';
-import { ErrorBody, ListQuery } from '../../schemas/common.js';
+import { ListQuery } from '../../schemas/common.js';
 import { accountOf } from '../context.js';
 import { pageOf, pathId, sendList } from '../list-params.js';
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 const ContactParams = Type.Object({ channel_id: Type.String(), contact_id: Type.String() });
 
 export function contactRoutes(app: FastifyInstance, deps: { contacts: ContactService }): void {
   const { contacts } = deps;
 
-  app.get('/v1/channels/:channel_id/contacts', {
-    schema: { tags: ['Contacts'], summary: 'List Contacts (newest first)', params: Type.Object({ channel_id: Type.String() }), querystring: ListQuery, 'x-response': { 200: Type.Array(ContactResponse), ...errors } },
-  }, async (request, reply) => {
-    const { channel_id } = request.params as { channel_id: string };
-    const { max, offset } = pageOf(request.query as { max?: number; offset?: number });
-    const { contacts: list, total } = await contacts.list(accountOf(request).id, pathId(channel_id, 'Channel'), max, offset);
-    return sendList(reply, list, total);
-  });
+  app.get(
+    '/v1/channels/:channel_id/contacts',
+    {
+      schema: {
+        tags: ['Contacts'],
+        operationId: 'listContacts',
+        summary: 'List Contacts (newest first)',
+        params: Type.Object({ channel_id: Type.String() }),
+        querystring: ListQuery,
+        'x-response': { 200: Type.Array(ContactResponse) },
+      },
+    },
+    async (request, reply) => {
+      const { channel_id } = request.params as { channel_id: string };
+      const { max, offset } = pageOf(request.query as { max?: number; offset?: number });
+      const { contacts: list, total } = await contacts.list(accountOf(request).id, pathId(channel_id, 'Channel'), max, offset);
+      return sendList(reply, list, total);
+    },
+  );
 
-  app.get('/v1/channels/:channel_id/contacts/:contact_id', {
-    schema: { tags: ['Contacts'], summary: 'Get Contact', params: ContactParams, 'x-response': { 200: ContactResponse, ...errors } },
-  }, async (request) => {
-    const { channel_id, contact_id } = request.params as { channel_id: string; contact_id: string };
-    return contacts.get(accountOf(request).id, pathId(channel_id, 'Channel'), pathId(contact_id, 'Contact'));
-  });
+  app.get(
+    '/v1/channels/:channel_id/contacts/:contact_id',
+    {
+      schema: { tags: ['Contacts'], operationId: 'getContact', summary: 'Get Contact', params: ContactParams, 'x-response': { 200: ContactResponse } },
+    },
+    async (request) => {
+      const { channel_id, contact_id } = request.params as { channel_id: string; contact_id: string };
+      return contacts.get(accountOf(request).id, pathId(channel_id, 'Channel'), pathId(contact_id, 'Contact'));
+    },
+  );
 
-  app.delete('/v1/channels/:channel_id/contacts/:contact_id', {
-    schema: { tags: ['Contacts'], summary: 'Delete Contact with its messages, files and pending events', params: ContactParams, 'x-response': { 204: Type.Null(), ...errors } },
-  }, async (request, reply) => {
-    const { channel_id, contact_id } = request.params as { channel_id: string; contact_id: string };
-    await contacts.delete(accountOf(request).id, pathId(channel_id, 'Channel'), pathId(contact_id, 'Contact'));
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/v1/channels/:channel_id/contacts/:contact_id',
+    {
+      schema: {
+        tags: ['Contacts'],
+        operationId: 'deleteContact',
+        summary: 'Delete Contact with its messages, files and pending events',
+        params: ContactParams,
+        'x-response': { 204: Type.Null() },
+      },
+    },
+    async (request, reply) => {
+      const { channel_id, contact_id } = request.params as { channel_id: string; contact_id: string };
+      await contacts.delete(accountOf(request).id, pathId(channel_id, 'Channel'), pathId(contact_id, 'Contact'));
+      return reply.code(204).send();
+    },
+  );
 }

@@ -11,43 +11,59 @@ const DeliveryParams = Type.Object({ channel_id: Type.String(), delivery_id: Typ
 const DeliveriesQuery = Type.Object(
   {
     ...ListQuery.properties,
-    status: Type.Optional(Type.Union(DELIVERY_STATUSES.map((s) => Type.Literal(s)), { description: 'Only deliveries in this state.' })),
+    status: Type.Optional(
+      Type.Union(
+        DELIVERY_STATUSES.map((s) => Type.Literal(s)),
+        { description: 'Only deliveries in this state.' },
+      ),
+    ),
   },
   { additionalProperties: true },
 );
-const errors = { 401: ErrorBody, 404: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 
 /** The attempt log of a channel's webhook (beyond the specification) and redelivery. */
 export function deliveryRoutes(app: FastifyInstance, deps: { webhooks: WebhookDeliveryService }): void {
   const { webhooks } = deps;
 
-  app.get('/v1/channels/:channel_id/webhook/deliveries', {
-    schema: {
-      tags: ['Webhooks'],
-      summary: 'List webhook deliveries of a channel with every try (newest first)',
-      params: ChannelParams,
-      querystring: DeliveriesQuery,
-      'x-response': { 200: Type.Array(DeliveryResponse), ...errors },
+  app.get(
+    '/v1/channels/:channel_id/webhook/deliveries',
+    {
+      schema: {
+        tags: ['Webhooks'],
+        operationId: 'listWebhookDeliveries',
+        summary: 'List webhook deliveries of a channel with every try (newest first; beyond the specification)',
+        'x-beyond-specification': true,
+        params: ChannelParams,
+        querystring: DeliveriesQuery,
+        'x-response': { 200: Type.Array(DeliveryResponse) },
+      },
     },
-  }, async (request, reply) => {
-    const { channel_id } = request.params as { channel_id: string };
-    const query = request.query as { max?: number; offset?: number; status?: string };
-    const { deliveries, total } = await webhooks.list(accountOf(request).id, pathId(channel_id, 'Channel'), { ...pageOf(query), status: query.status });
-    return sendList(reply, deliveries, total);
-  });
+    async (request, reply) => {
+      const { channel_id } = request.params as { channel_id: string };
+      const query = request.query as { max?: number; offset?: number; status?: string };
+      const { deliveries, total } = await webhooks.list(accountOf(request).id, pathId(channel_id, 'Channel'), { ...pageOf(query), status: query.status });
+      return sendList(reply, deliveries, total);
+    },
+  );
 
-  app.post('/v1/channels/:channel_id/webhook/deliveries/:delivery_id/redeliver', {
-    schema: {
-      tags: ['Webhooks'],
-      summary: 'Send a delivery again at once (same event id, new cycle of tries)',
-      params: DeliveryParams,
-      'x-response': { 202: DeliveryResponse, ...errors },
+  app.post(
+    '/v1/channels/:channel_id/webhook/deliveries/:delivery_id/redeliver',
+    {
+      schema: {
+        tags: ['Webhooks'],
+        operationId: 'redeliverWebhookDelivery',
+        summary: 'Send a delivery again at once (same event id, new cycle of tries; beyond the specification)',
+        description: 'Answers 422 when the channel has no webhook any more.',
+        'x-beyond-specification': true,
+        params: DeliveryParams,
+        'x-response': { 202: DeliveryResponse, 422: ErrorBody },
+      },
     },
-  }, async (request, reply) => {
-    const { channel_id, delivery_id } = request.params as { channel_id: string; delivery_id: string };
-    const channelId = pathId(channel_id, 'Channel');
-    const delivery = await webhooks.redeliver(accountOf(request).id, channelId, pathId(delivery_id, 'Delivery'));
-    return reply.code(202).send(delivery);
-  });
+    async (request, reply) => {
+      const { channel_id, delivery_id } = request.params as { channel_id: string; delivery_id: string };
+      const channelId = pathId(channel_id, 'Channel');
+      const delivery = await webhooks.redeliver(accountOf(request).id, channelId, pathId(delivery_id, 'Delivery'));
+      return reply.code(202).send(delivery);
+    },
+  );
 }
-

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { StoredFiles } from '../../files/stored-files.js';
 import { ApiError } from '../../lib/errors.js';
+import { PUBLIC } from '../hooks.js';
 
 /** Types a browser may show in the page; everything else is offered as a download. */
 const INLINE = /^(image\/(png|jpeg|gif|webp|avif|bmp)|video\/(mp4|webm|ogg)|audio\/(mpeg|mp4|ogg|wav|webm|aac)|application\/pdf|text\/plain)$/;
@@ -12,23 +13,43 @@ const INLINE = /^(image\/(png|jpeg|gif|webp|avif|bmp)|video\/(mp4|webm|ogg)|audi
  * of this origin: no sniffing, a sandboxing policy, and a download for anything not plainly media.
  */
 export function fileRoutes(app: FastifyInstance, deps: { files: StoredFiles }): void {
-  app.get('/v1/files/:file_id/:name', {
-    schema: { tags: ['Files'], summary: 'A stored file (public URL, no token)', security: [], params: Type.Object({ file_id: Type.String(), name: Type.String() }) },
-  }, async (request, reply) => {
-    const { file_id, name } = request.params as { file_id: string; name: string };
-    const row = await deps.files.find(file_id);
-    if (!row || row.name !== name) throw ApiError.notFound('File');
-    const opened = await deps.files.open(row);
-    if (!opened) throw ApiError.notFound('File');
-    const disposition = INLINE.test(row.mime_type) ? 'inline' : 'attachment';
-    return reply
-      .header('Content-Type', row.mime_type)
-      .header('Content-Length', String(opened.size))
-      .header('Content-Disposition', `${disposition}; filename*=UTF-8''${encodeURIComponent(row.name)}`)
-      .header('X-Content-Type-Options', 'nosniff')
-      .header('Content-Security-Policy', "default-src 'none'; sandbox")
-      .header('Cross-Origin-Resource-Policy', 'cross-origin')
-      .header('Cache-Control', 'public, max-age=31536000, immutable')
-      .send(opened.stream);
-  });
+  app.get(
+    '/v1/files/:file_id/:name',
+    {
+      config: PUBLIC,
+      schema: {
+        tags: ['Files'],
+        operationId: 'getFile',
+        summary: 'A stored file (public URL, no token; beyond the specification)',
+        description: 'Attachments received from contacts, copied here because platform URLs expire. The unguessable id is the credential.',
+        security: [],
+        'x-beyond-specification': true,
+        params: Type.Object({ file_id: Type.String(), name: Type.String() }),
+        'x-response': { 200: Type.Unsafe({ content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } }) },
+        'x-response-headers': {
+          200: {
+            'Content-Disposition': { type: 'string', description: '`inline` for images, video, audio, PDF and plain text; `attachment` for anything else.' },
+            'Cache-Control': { type: 'string', description: 'Stored files never change: cached for a year.' },
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      const { file_id, name } = request.params as { file_id: string; name: string };
+      const row = await deps.files.find(file_id);
+      if (!row || row.name !== name) throw ApiError.notFound('File');
+      const opened = await deps.files.open(row);
+      if (!opened) throw ApiError.notFound('File');
+      const disposition = INLINE.test(row.mime_type) ? 'inline' : 'attachment';
+      return reply
+        .header('Content-Type', row.mime_type)
+        .header('Content-Length', String(opened.size))
+        .header('Content-Disposition', `${disposition}; filename*=UTF-8''${encodeURIComponent(row.name)}`)
+        .header('X-Content-Type-Options', 'nosniff')
+        .header('Content-Security-Policy', "default-src 'none'; sandbox")
+        .header('Cross-Origin-Resource-Policy', 'cross-origin')
+        .header('Cache-Control', 'public, max-age=31536000, immutable')
+        .send(opened.stream);
+    },
+  );
 }

@@ -1,17 +1,46 @@
 import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import type { Store } from '../../store/store.js';
 import { errorBody } from '../error-body.js';
+import { PUBLIC } from '../hooks.js';
+
+/** Documentation of the checks: public, outside /v1, beyond the specification. */
+const checks = { tags: ['Operations'], security: [], 'x-beyond-specification': true } as const;
 
 /** Liveness answers while the process runs; readiness also checks the store. */
 export function healthRoutes(app: FastifyInstance, deps: { store: Store }): void {
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
-    try {
-      await deps.store.ping();
-      return { status: 'ready', store: deps.store.dialect };
-    } catch (error) {
-      request.log.warn({ err: error }, 'store not ready');
-      return reply.code(503).send(errorBody(503, [{ message: 'The store is not reachable.' }]));
-    }
-  });
+  app.get(
+    '/healthz',
+    {
+      config: PUBLIC,
+      schema: {
+        ...checks,
+        operationId: 'checkLiveness',
+        summary: 'Liveness: the process runs',
+        'x-response': { 200: Type.Object({ status: Type.Literal('ok') }) },
+      },
+    },
+    async () => ({ status: 'ok' }),
+  );
+  app.get(
+    '/readyz',
+    {
+      config: PUBLIC,
+      schema: {
+        ...checks,
+        operationId: 'checkReadiness',
+        summary: 'Readiness: the process runs and reaches its store (503 when not)',
+        'x-response': { 200: Type.Object({ status: Type.Literal('ready'), store: Type.Union([Type.Literal('sqlite'), Type.Literal('postgres')]) }) },
+      },
+    },
+    async (request, reply) => {
+      try {
+        await deps.store.ping();
+        return { status: 'ready', store: deps.store.dialect };
+      } catch (error) {
+        request.log.warn({ err: error }, 'store not ready');
+        return reply.code(503).send(errorBody(503, [{ message: 'The store is not reachable.' }]));
+      }
+    },
+  );
 }

@@ -2,9 +2,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { InboundCall } from '../../connectors/connector.js';
 import type { InboundAnswer, InboundService } from '../../domain/inbound/service.js';
+import { publicScope } from '../hooks.js';
+import { errorBody } from '../error-body.js';
 
 /**
- * Calls from platforms, without an account token (hooks.ts exempts `/v1/inbound/`): each
+ * Calls from platforms, without an account token (a public scope, hooks.ts): each
  * connector checks the platform's signature on the raw body bytes, so these routes read the body
  * as a Buffer (a content-type parser scoped to this plugin) and never re-serialise it.
  *
@@ -13,9 +15,10 @@ import type { InboundAnswer, InboundService } from '../../domain/inbound/service
  * - `POST /v1/inbound/{channel_id}/{endpoint}`: a channel's own URL (botmsg: `updates`).
  */
 function callOf(request: FastifyRequest): InboundCall {
-  const headers: Record<string, string | undefined> = {};
+  // Null-prototype maps: names come from the caller, and `__proto__` must stay a name like any other.
+  const headers: Record<string, string | undefined> = Object.create(null);
   for (const [name, value] of Object.entries(request.headers)) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  const query: Record<string, string | undefined> = {};
+  const query: Record<string, string | undefined> = Object.create(null);
   for (const [name, value] of Object.entries((request.query ?? {}) as Record<string, unknown>)) if (typeof value === 'string') query[name] = value;
   const body = request.body;
   return { method: request.method, endpoint: null, headers, query, rawBody: Buffer.isBuffer(body) ? body : Buffer.alloc(0) };
@@ -23,9 +26,14 @@ function callOf(request: FastifyRequest): InboundCall {
 
 export function inboundRoutes(app: FastifyInstance, deps: { inbound: InboundService }): void {
   const { inbound } = deps;
-  const send = (reply: import('fastify').FastifyReply, answer: InboundAnswer) => reply.code(answer.status).header('Content-Type', answer.contentType).send(answer.body);
+  const send = (reply: import('fastify').FastifyReply, answer: InboundAnswer) => {
+    // A refusal (a handshake with the wrong verify token) is an error like any other.
+    if (answer.status >= 400) return reply.code(answer.status).send(errorBody(answer.status, [{ message: answer.body }]));
+    return reply.code(answer.status).header('Content-Type', answer.contentType).send(answer.body);
+  };
 
   void app.register(async (scope) => {
+    publicScope(scope);
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
@@ -40,9 +48,13 @@ export function inboundRoutes(app: FastifyInstance, deps: { inbound: InboundServ
       return send(reply, await inbound.receiveForApp(type, callOf(request)));
     });
 
-    scope.post('/v1/inbound/:channel_id/:endpoint', { schema: { ...hidden, params: Type.Object({ channel_id: Type.String(), endpoint: Type.String() }) } }, async (request, reply) => {
-      const { channel_id, endpoint } = request.params as { channel_id: string; endpoint: string };
-      return send(reply, await inbound.receiveForChannel(channel_id, endpoint, callOf(request)));
-    });
+    scope.post(
+      '/v1/inbound/:channel_id/:endpoint',
+      { schema: { ...hidden, params: Type.Object({ channel_id: Type.String(), endpoint: Type.String() }) } },
+      async (request, reply) => {
+        const { channel_id, endpoint } = request.params as { channel_id: string; endpoint: string };
+        return send(reply, await inbound.receiveForChannel(channel_id, endpoint, callOf(request)));
+      },
+    );
   });
 }

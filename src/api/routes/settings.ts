@@ -5,33 +5,53 @@ import { SettingsResponse, ServiceChatSettings, SocialnetChatSettings } from '..
 import { ErrorBody } from '../../schemas/common.js';
 import { accountOf } from '../context.js';
 import { pathId } from '../list-params.js';
+import { UPDATE_SETTINGS_EXAMPLES } from './examples.js';
 
 const ChannelParams = Type.Object({ channel_id: Type.String() });
-const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 /** The body's rules depend on the channel's type, so the domain checks it; this documents it. */
-const PatchBody = Type.Union([Type.Partial(ServiceChatSettings), Type.Partial(SocialnetChatSettings)], { title: 'Update settings (a value sets, null deletes)' });
+const PatchBody = Type.Union([Type.Partial(ServiceChatSettings), Type.Partial(SocialnetChatSettings)], {
+  title: 'Update settings (a value sets, null deletes)',
+});
 
 export function settingsRoutes(app: FastifyInstance, deps: { settings: SettingsService }): void {
   const { settings } = deps;
 
-  app.get('/v1/channels/:channel_id/settings', {
-    schema: { tags: ['Settings'], summary: 'Get Settings (every setting of the type, null when unset)', params: ChannelParams, 'x-response': { 200: SettingsResponse, ...errors } },
-  }, async (request) => {
-    const { channel_id } = request.params as { channel_id: string };
-    return settings.get(accountOf(request).id, pathId(channel_id, 'Channel'));
-  });
-
-  app.patch('/v1/channels/:channel_id/settings', {
-    schema: {
-      tags: ['Settings'],
-      summary: 'Update Settings (a value sets, null deletes); answers the whole settings object',
-      params: ChannelParams,
-      body: Type.Object({}, { additionalProperties: true }),
-      'x-body': PatchBody,
-      'x-response': { 200: SettingsResponse, ...errors, 502: ErrorBody },
+  app.get(
+    '/v1/channels/:channel_id/settings',
+    {
+      schema: {
+        tags: ['Settings'],
+        operationId: 'getSettings',
+        summary: 'Get Settings (every setting of the type, null when unset)',
+        params: ChannelParams,
+        'x-response': { 200: SettingsResponse },
+      },
     },
-  }, async (request) => {
-    const { channel_id } = request.params as { channel_id: string };
-    return settings.update(accountOf(request).id, pathId(channel_id, 'Channel'), (request.body ?? {}) as Record<string, unknown>);
-  });
+    async (request) => {
+      const { channel_id } = request.params as { channel_id: string };
+      return settings.get(accountOf(request).id, pathId(channel_id, 'Channel'));
+    },
+  );
+
+  app.patch(
+    '/v1/channels/:channel_id/settings',
+    {
+      schema: {
+        tags: ['Settings'],
+        operationId: 'updateSettings',
+        summary: 'Update Settings (a value sets, null deletes); answers the whole settings object',
+        description:
+          'socialnet_chat settings act on the platform, whose low rate limit answers 502 (recovery takes minutes). Types without settings refuse every key with 422.',
+        params: ChannelParams,
+        body: Type.Object({}, { additionalProperties: true }),
+        'x-body': PatchBody,
+        'x-examples': UPDATE_SETTINGS_EXAMPLES,
+        'x-response': { 200: SettingsResponse, 502: ErrorBody },
+      },
+    },
+    async (request) => {
+      const { channel_id } = request.params as { channel_id: string };
+      return settings.update(accountOf(request).id, pathId(channel_id, 'Channel'), (request.body ?? {}) as Record<string, unknown>);
+    },
+  );
 }

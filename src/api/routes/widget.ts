@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
 import { errorBody } from '../error-body.js';
+import { PUBLIC } from '../hooks.js';
 
 /**
  * The browser code of the web chat, public (no token): `/widget.js` (one script tag puts the chat
@@ -74,7 +75,7 @@ export function widgetRoutes(app: FastifyInstance): void {
   };
 
   for (const name of Object.keys(ASSETS) as AssetName[]) {
-    app.get(`/${name}`, { schema: { hide: true } }, async (request, reply) => {
+    app.get(`/${name}`, { config: PUBLIC, schema: { hide: true } }, async (request, reply) => {
       let asset: Asset;
       try {
         asset = await load(name);

@@ -33,7 +33,11 @@ export class BotApi {
   }
 
   async call(token: string, method: string, params: Record<string, unknown> = {}): Promise<PlatformResult<unknown>> {
-    const answer = await httpCall(this.methodUrl(token, method), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(params) }, this.timeoutMs);
+    const answer = await httpCall(
+      this.methodUrl(token, method),
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(params) },
+      this.timeoutMs,
+    );
     if (!answer.ok) return answer;
     const json = jsonOf(answer.value) as { ok?: unknown; result?: unknown } | undefined;
     if (answer.value.status === 200 && json?.ok === true) return { ok: true, value: json.result };

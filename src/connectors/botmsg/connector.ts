@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ChannelContext, Connector, FetchedMedia, InboundMedia, PlatformResult, SendReceipt, VerifiedChannel } from '../connector.js';
-import { download, fileNameFor, fileNameFromUrl } from '../http.js';
+import { fileNameFor, fileNameFromUrl } from '../http.js';
 import { BotApi } from './api.js';
 import { messageKey, parseUpdate } from './inbound.js';
 import { ALLOWED_UPDATES, type BotmsgOptions } from './options.js';
@@ -34,7 +34,8 @@ export function createBotmsgConnector(options: BotmsgOptions): Connector {
       const me = await api.call(token, 'getMe');
       if (!me.ok) return me.retryable ? me : { ...me, field: 'botmsg.access_token' };
       const bot = (me.value ?? {}) as Json;
-      if (bot.is_bot !== true) return { ok: false, retryable: false, code: 'not_a_bot', message: 'The token does not belong to a bot.', field: 'botmsg.access_token' };
+      if (bot.is_bot !== true)
+        return { ok: false, retryable: false, code: 'not_a_bot', message: 'The token does not belong to a bot.', field: 'botmsg.access_token' };
       if (!input.id) return { ok: false, retryable: false, code: 'no_channel', message: 'The channel id is needed to register the webhook.' };
       const secret = input.secrets.webhook_secret ?? newSecretToken();
       const url = options.inboundUrl(input.id);
@@ -60,7 +61,8 @@ export function createBotmsgConnector(options: BotmsgOptions): Connector {
     },
 
     async sendNotification(channel, recipient, notification): Promise<PlatformResult<null>> {
-      if (notification.type !== 'typing_on') return { ok: false, retryable: false, code: 'unsupported', message: `botmsg has no notification of type '${notification.type}'.` };
+      if (notification.type !== 'typing_on')
+        return { ok: false, retryable: false, code: 'unsupported', message: `botmsg has no notification of type '${notification.type}'.` };
       if (!recipient.externalId) return { ok: false, retryable: false, code: 'no_recipient', message: 'The contact has no chat with the bot.' };
       const sent = await api.call(tokenOf(channel), 'sendChatAction', { chat_id: recipient.externalId, action: 'typing' });
       return sent.ok ? { ok: true, value: null } : sent;
@@ -78,7 +80,7 @@ export function createBotmsgConnector(options: BotmsgOptions): Connector {
       if (!file.ok) return file;
       const path = ((file.value ?? {}) as Json).file_path;
       if (typeof path !== 'string') return { ok: false, retryable: false, code: 'no_file', message: 'The platform gave no path for the file.' };
-      const got = await download(api.fileUrl(token, path), options.timeoutMs, options.maxMediaBytes);
+      const got = await options.media.download(api.fileUrl(token, path), options.timeoutMs, options.maxMediaBytes);
       if (!got.ok) return got;
       const mimeType = media.mimeType ?? got.value.contentType;
       return { ok: true, value: { bytes: got.value.bytes, mimeType, name: media.name ?? fileNameFromUrl(`http://x/${path}`, fileNameFor('file', mimeType)) } };

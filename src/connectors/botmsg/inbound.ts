@@ -59,7 +59,11 @@ function contents(message: Json): InboundContent[] {
     if (!isObject(f) || typeof f.file_id !== 'string') continue;
     out.push({
       type,
-      media: { ref: f.file_id, ...(typeof f.file_name === 'string' ? { name: f.file_name } : {}), ...(typeof f.mime_type === 'string' ? { mimeType: f.mime_type } : {}) },
+      media: {
+        ref: f.file_id,
+        ...(typeof f.file_name === 'string' ? { name: f.file_name } : {}),
+        ...(typeof f.mime_type === 'string' ? { mimeType: f.mime_type } : {}),
+      },
     });
   }
   if (caption !== undefined) out.push({ type: 'text', text: caption });
@@ -114,11 +118,16 @@ export function parseUpdate(call: InboundCall, headerName: string, secret: strin
       const user = userOf(from, chatId);
       const index = buttonRefOf(data);
       const key = messageKey(chatId, message.message_id);
-      if (index !== null && key !== undefined) events.push({ kind: 'postback', user, at: null, buttonRef: { messageExternalId: key, index } });
-      else if (index === null) events.push({ kind: 'postback', user, at: null, payload: data });
+      // The query's id is unique per press: a repeated update is reported once.
+      const eventKey = typeof q.id === 'string' && q.id !== '' ? { eventKey: `query:${q.id}` } : {};
+      if (index !== null && key !== undefined) events.push({ kind: 'postback', user, at: null, buttonRef: { messageExternalId: key, index }, ...eventKey });
+      else if (index === null) events.push({ kind: 'postback', user, at: null, payload: data, ...eventKey });
     }
     // The client shows a spinner until the query is answered: answered in the webhook's response.
-    const reply = typeof q.id === 'string' ? { contentType: 'application/json', body: JSON.stringify({ method: 'answerCallbackQuery', callback_query_id: q.id }) } : undefined;
+    const reply =
+      typeof q.id === 'string'
+        ? { contentType: 'application/json', body: JSON.stringify({ method: 'answerCallbackQuery', callback_query_id: q.id }) }
+        : undefined;
     return reply ? { ok: true, events, reply } : { ok: true, events };
   }
   return { ok: true, events };

@@ -1,3 +1,5 @@
+import type { MediaDownloader } from '../media-download.js';
+
 /**
  * How the botmsg connector reaches the platform. The secret-token header carries the platform's
  * brand in its name, so it is configuration (neutral default matching the stand-in).
@@ -12,6 +14,8 @@ export interface BotmsgOptions {
   timeoutMs: number;
   /** Largest received file copied into the file store (the platform serves downloads up to 20 MB). */
   maxMediaBytes: number;
+  /** Downloads received files through the address guard. */
+  media: MediaDownloader;
 }
 
 export const DEFAULT_MAX_MEDIA_BYTES = 20 * 1024 * 1024;

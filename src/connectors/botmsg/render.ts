@@ -42,7 +42,9 @@ export function buttonRefOf(data: string): number | null {
 
 function inlineKeyboard(buttons: Button[]): Json {
   return {
-    inline_keyboard: buttons.map((b, i) => [b.type === 'url' ? { text: b.title, url: b.payload } : { text: b.title, callback_data: callbackData(b.payload, i) }]),
+    inline_keyboard: buttons.map((b, i) => [
+      b.type === 'url' ? { text: b.title, url: b.payload } : { text: b.title, callback_data: callbackData(b.payload, i) },
+    ]),
   };
 }
 
@@ -67,7 +69,12 @@ function cardText(card: Card): string {
   return [card.title, card.text, card.item_url].filter((t): t is string => typeof t === 'string' && t !== '').join('\n');
 }
 
-const MEDIA_METHODS = { image: ['sendPhoto', 'photo'], video: ['sendVideo', 'video'], audio: ['sendAudio', 'audio'], file: ['sendDocument', 'document'] } as const;
+const MEDIA_METHODS = {
+  image: ['sendPhoto', 'photo'],
+  video: ['sendVideo', 'video'],
+  audio: ['sendAudio', 'audio'],
+  file: ['sendDocument', 'document'],
+} as const;
 
 export function renderSend(chatId: string, content: Content): PlatformResult<BotCall> {
   let call: BotCall;
@@ -103,7 +110,12 @@ export function renderSend(chatId: string, content: Content): PlatformResult<Bot
   }
   const quickReplies = content.quick_replies ?? [];
   if (buttons.length > 0 && quickReplies.length > 0) {
-    return { ok: false, retryable: false, code: 'unsupported', message: 'botmsg cannot show buttons and quick replies on one message: a message has either an inline keyboard or a reply keyboard.' };
+    return {
+      ok: false,
+      retryable: false,
+      code: 'unsupported',
+      message: 'botmsg cannot show buttons and quick replies on one message: a message has either an inline keyboard or a reply keyboard.',
+    };
   }
   if (buttons.length > 0) call.params.reply_markup = inlineKeyboard(buttons);
   else if (quickReplies.length > 0) call.params.reply_markup = replyKeyboard(quickReplies);

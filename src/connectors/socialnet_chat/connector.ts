@@ -1,5 +1,5 @@
 import type { ChannelContext, Connector, FetchedMedia, InboundMedia, PlatformResult, PlatformProfile, Recipient, SendReceipt } from '../connector.js';
-import { download, fileNameFor, fileNameFromUrl } from '../http.js';
+import { fileNameFor, fileNameFromUrl } from '../http.js';
 import { GraphClient } from './graph.js';
 import { handshake, parseWebhook } from './inbound.js';
 import type { SocialnetChatOptions } from './options.js';
@@ -35,7 +35,11 @@ export function createSocialnetChatConnector(options: SocialnetChatOptions): Con
       if (!to) return { ok: false, retryable: false, code: 'no_recipient', message: 'The contact has no id, user_ref or phone number the platform knows.' };
       const rendered = renderMessage(message.content, message.metadata);
       if (!rendered.ok) return rendered;
-      const sent = await graph.post(`${pageOf(channel)}/messages`, { recipient: to, ...renderMessaging(message.metadata), message: rendered.value }, tokenOf(channel));
+      const sent = await graph.post(
+        `${pageOf(channel)}/messages`,
+        { recipient: to, ...renderMessaging(message.metadata), message: rendered.value },
+        tokenOf(channel),
+      );
       if (!sent.ok) return sent;
       const receipt: SendReceipt = { externalId: typeof sent.value.message_id === 'string' ? sent.value.message_id : null };
       if (!recipient.externalId && typeof sent.value.recipient_id === 'string') receipt.contactExternalId = sent.value.recipient_id;
@@ -45,7 +49,13 @@ export function createSocialnetChatConnector(options: SocialnetChatOptions): Con
     async sendNotification(channel, recipient, notification): Promise<PlatformResult<null>> {
       const action = SENDER_ACTIONS[notification.type];
       if (!action) return { ok: false, retryable: false, code: 'unsupported', message: `socialnet_chat has no notification of type '${notification.type}'.` };
-      if (!recipient.externalId) return { ok: false, retryable: false, code: 'no_recipient', message: 'The contact has not written to the page yet, so the platform cannot show it a notification.' };
+      if (!recipient.externalId)
+        return {
+          ok: false,
+          retryable: false,
+          code: 'no_recipient',
+          message: 'The contact has not written to the page yet, so the platform cannot show it a notification.',
+        };
       const sent = await graph.post(`${pageOf(channel)}/messages`, { recipient: { id: recipient.externalId }, sender_action: action }, tokenOf(channel));
       return sent.ok ? { ok: true, value: null } : sent;
     },
@@ -73,7 +83,7 @@ export function createSocialnetChatConnector(options: SocialnetChatOptions): Con
 
     async fetchMedia(_channel, media: InboundMedia): Promise<PlatformResult<FetchedMedia>> {
       // Attachment and profile picture URLs are served by the platform's CDN without a token.
-      const got = await download(media.ref, options.timeoutMs, options.maxMediaBytes);
+      const got = await options.media.download(media.ref, options.timeoutMs, options.maxMediaBytes);
       if (!got.ok) return got;
       const mimeType = media.mimeType ?? got.value.contentType;
       return { ok: true, value: { bytes: got.value.bytes, mimeType, name: media.name ?? fileNameFromUrl(media.ref, fileNameFor('file', mimeType)) } };

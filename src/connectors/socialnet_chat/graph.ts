@@ -59,7 +59,13 @@ export class GraphClient {
     return this.call('DELETE', path, {}, token, body);
   }
 
-  private async call(method: 'GET' | 'POST' | 'DELETE', path: string, params: Record<string, string>, token: string | null, body: Json | undefined): Promise<PlatformResult<Json>> {
+  private async call(
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    params: Record<string, string>,
+    token: string | null,
+    body: Json | undefined,
+  ): Promise<PlatformResult<Json>> {
     const answer = await httpCall(
       this.url(path, params, token),
       { method, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) },

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { InboundCall, InboundContent, InboundEvent, InboundParse, InboundUser } from '../connector.js';
 
 /**
@@ -52,7 +52,9 @@ export function handshake(call: InboundCall, verifyToken: string | undefined): {
   if (call.query['hub.mode'] === undefined) return null;
   const token = call.query['hub.verify_token'] ?? '';
   const ok = call.query['hub.mode'] === 'subscribe' && verifyToken !== undefined && verifyToken !== '' && hexEqual(verifyToken, token);
-  return ok ? { status: 200, body: call.query['hub.challenge'] ?? '' } : { status: 403, body: 'Forbidden' };
+  return ok
+    ? { status: 200, body: call.query['hub.challenge'] ?? '' }
+    : { status: 403, body: 'The subscription handshake was refused: hub.mode must be subscribe and hub.verify_token must match.' };
 }
 
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'file']);
@@ -86,6 +88,19 @@ function contents(message: Json): InboundContent[] {
 /** Several parts of one platform message become several messages: the first keeps the platform id. */
 function partId(mid: string, index: number): string {
   return index === 0 ? mid : `${mid}#${index}`;
+}
+
+/**
+ * The identity of an event the platform gives no id (opt-ins, older postbacks): its time as signed
+ * (ms) and what names it (kind, user, payload), hashed to a fixed length. A repeated call has the
+ * same key; the same user doing the same thing twice in one millisecond counts once. Without a
+ * time there is no key, and a repeated call is reported again.
+ */
+function signedKey(at: number | null, parts: ReadonlyArray<string | undefined>): string | undefined {
+  if (at === null) return undefined;
+  return `at:${createHash('sha256')
+    .update(JSON.stringify([at, ...parts.map((p) => p ?? null)]))
+    .digest('base64url')}`;
 }
 
 function eventsOf(pageId: string, e: Json, appId: string | undefined): InboundEvent[] {
@@ -134,23 +149,55 @@ function eventsOf(pageId: string, e: Json, appId: string | undefined): InboundEv
   if (isObject(e.postback)) {
     const payload = str(e.postback.payload);
     if ((user.externalId === undefined && user.userRef === undefined) || payload === undefined) return [];
-    return [{ ...base, kind: 'postback', user, payload }];
+    const mid = str(e.postback.mid);
+    const eventKey = mid !== undefined ? `mid:${mid}` : signedKey(at, ['postback', user.externalId, user.userRef, payload]);
+    return [{ ...base, kind: 'postback', user, payload, ...(eventKey !== undefined ? { eventKey } : {}) }];
   }
   if (isObject(e.optin)) {
     const optin = e.optin;
     const prior = isObject(e.prior_message) ? e.prior_message : undefined;
     // A message request sent by phone number was accepted (customer matching).
+    const keyed = (parts: ReadonlyArray<string | undefined>) => {
+      const eventKey = signedKey(at, ['opt_in', ...parts]);
+      return eventKey !== undefined ? { eventKey } : {};
+    };
     if (prior && str(prior.source) === 'customer_matching' && senderId !== undefined) {
       const phone = str(prior.identifier);
-      return [{ ...base, kind: 'opt_in', optInType: 'phone_number', user: { externalId: senderId, ...(phone ? { phoneNumber: phone } : {}) } }];
+      return [
+        {
+          ...base,
+          kind: 'opt_in',
+          optInType: 'phone_number',
+          user: { externalId: senderId, ...(phone ? { phoneNumber: phone } : {}) },
+          ...keyed(['phone_number', senderId, phone]),
+        },
+      ];
     }
     const ref = str(optin.ref);
     const userRef = str(optin.user_ref);
     if (userRef !== undefined) {
-      return [{ ...base, kind: 'opt_in', optInType: 'checkbox', user: { userRef, ...(senderId ? { externalId: senderId } : {}) }, ...(ref !== undefined ? { payload: ref } : {}) }];
+      return [
+        {
+          ...base,
+          kind: 'opt_in',
+          optInType: 'checkbox',
+          user: { userRef, ...(senderId ? { externalId: senderId } : {}) },
+          ...(ref !== undefined ? { payload: ref } : {}),
+          ...keyed(['checkbox', userRef, senderId, ref]),
+        },
+      ];
     }
     if (optin.type !== undefined || senderId === undefined) return []; // marketing-message opt-ins: not reported
-    return [{ ...base, kind: 'opt_in', optInType: 'send_to_socialnet', user, ...(ref !== undefined ? { payload: ref } : {}) }];
+    return [
+      {
+        ...base,
+        kind: 'opt_in',
+        optInType: 'send_to_socialnet',
+        user,
+        ...(ref !== undefined ? { payload: ref } : {}),
+        ...keyed(['send_to_socialnet', senderId, ref]),
+      },
+    ];
   }
   return [];
 }

@@ -1,3 +1,5 @@
+import type { MediaDownloader } from '../media-download.js';
+
 /**
  * How the socialnet_chat connector reaches the platform: the app's credentials and the names in
  * the platform's protocol that carry its brand (configurable, neutral defaults matching the
@@ -25,6 +27,8 @@ export interface SocialnetChatOptions {
   timeoutMs: number;
   /** Largest attachment or profile picture copied into the file store. */
   maxMediaBytes: number;
+  /** Downloads received files through the address guard. */
+  media: MediaDownloader;
 }
 
 /** Webhook fields the connector subscribes a page to (and the app, when it registers its callback). */

@@ -55,7 +55,12 @@ export function renderPersistentMenu(menu: MenuEntry[], inputs: UserInput[] | nu
   const out: Json[] = [];
   for (const [locale, items] of byLocale) {
     if (items.length > MAX_FLAT_MENU_ITEMS) {
-      return { ok: false, retryable: false, code: 'menu_too_large', message: `The platform shows at most ${MAX_FLAT_MENU_ITEMS} menu items per locale and no nested menus; the '${locale}' menu has ${items.length} items once flattened.` };
+      return {
+        ok: false,
+        retryable: false,
+        code: 'menu_too_large',
+        message: `The platform shows at most ${MAX_FLAT_MENU_ITEMS} menu items per locale and no nested menus; the '${locale}' menu has ${items.length} items once flattened.`,
+      };
     }
     out.push({ locale, composer_input_disabled: inputDisabled(inputs, locale), call_to_actions: items });
   }

@@ -35,9 +35,13 @@ async function pageTokenOf(graph: GraphClient, options: SocialnetChatOptions, pa
     return refuse('socialnet_page.access_token', typeof reason === 'string' ? reason : 'The access token is not valid.');
   }
   if (data.type === 'PAGE') {
-    if (data.profile_id !== undefined && String(data.profile_id) !== pageId) return refuse('socialnet_page.id', `The access token belongs to page ${String(data.profile_id)}, not to page ${pageId}.`);
+    if (data.profile_id !== undefined && String(data.profile_id) !== pageId)
+      return refuse('socialnet_page.id', `The access token belongs to page ${String(data.profile_id)}, not to page ${pageId}.`);
     if (Number(data.expires_at ?? 0) !== 0) {
-      return refuse('socialnet_page.access_token', 'The page access token is short-lived and cannot be exchanged: give a user access token of a page admin, or a long-lived page access token.');
+      return refuse(
+        'socialnet_page.access_token',
+        'The page access token is short-lived and cannot be exchanged: give a user access token of a page admin, or a long-lived page access token.',
+      );
     }
     return { ok: true, value: token };
   }
@@ -50,7 +54,8 @@ async function pageTokenOf(graph: GraphClient, options: SocialnetChatOptions, pa
   );
   if (!exchanged.ok) return withField(exchanged, 'socialnet_page.access_token');
   const longLived = exchanged.value.access_token;
-  if (typeof longLived !== 'string') return { ok: false, retryable: true, code: 'bad_answer', message: 'The platform answered the token exchange without a token.' };
+  if (typeof longLived !== 'string')
+    return { ok: false, retryable: true, code: 'bad_answer', message: 'The platform answered the token exchange without a token.' };
   const accounts = await graph.get('me/accounts', {}, longLived);
   if (!accounts.ok) return withField(accounts, 'socialnet_page.access_token');
   const pages = Array.isArray(accounts.value.data) ? (accounts.value.data as Json[]) : [];
@@ -68,7 +73,11 @@ async function ensureAppCallback(graph: GraphClient, options: SocialnetChatOptio
   const ours = subs.find((s) => s.object === 'page' && s.callback_url === options.callbackUrl && s.active !== false);
   const fields = new Set(Array.isArray(ours?.fields) ? (ours.fields as Json[]).map((f) => String(f.name ?? f)) : []);
   if (ours && WEBHOOK_FIELDS.every((f) => fields.has(f))) return { ok: true, value: null };
-  const made = await graph.post(`${options.appId}/subscriptions`, { object: 'page', callback_url: options.callbackUrl, verify_token: options.verifyToken, fields: WEBHOOK_FIELDS.join(',') }, appToken);
+  const made = await graph.post(
+    `${options.appId}/subscriptions`,
+    { object: 'page', callback_url: options.callbackUrl, verify_token: options.verifyToken, fields: WEBHOOK_FIELDS.join(',') },
+    appToken,
+  );
   if (!made.ok) return { ...made, retryable: true, message: `The platform did not accept the service's callback ${options.callbackUrl}: ${made.message}` };
   return { ok: true, value: null };
 }

@@ -9,5 +9,5 @@ export type Plan = keyof typeof PLANS;
 export const PLAN_NAMES = Object.keys(PLANS) as Plan[];
 
 export function isPlan(value: unknown): value is Plan {
-  return typeof value === 'string' && value in PLANS;
+  return typeof value === 'string' && Object.hasOwn(PLANS, value);
 }

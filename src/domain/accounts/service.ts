@@ -1,10 +1,11 @@
 import type { Store } from '../../store/store.js';
-import type { AccountRow } from '../../store/repos/accounts.js';
+import type { AccountRow, AccountUsage, TokenRow } from '../../store/repos/accounts.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import type { Clock } from '../../lib/clock.js';
 import { newAccessToken, sha256Hex } from '../../lib/crypto.js';
 import { isoTime } from '../../lib/clock.js';
 import { PLANS, type Plan } from './plans.js';
+import { AuthCache } from './auth-cache.js';
 
 export interface Account {
   id: number;
@@ -33,13 +34,68 @@ export interface AccountServiceDeps {
   clock: Clock;
   /** How long a token lookup is reused; a revoked token stops working on other instances within it. */
   authCacheMs: number;
+  /** Token lookups kept per kind (known, unknown) at most; the oldest make room (default 10,000). */
+  authCacheEntries?: number;
+  /** Removes stored file bytes (the file store) of a deleted account; the rows go with it. */
+  removeFiles?: (storageKeys: readonly string[]) => Promise<void>;
+}
+
+/** A token as listed: never the token itself, nor its hash. */
+export interface TokenView {
+  id: string;
+  /** The token's first characters (null for tokens made before they were kept). */
+  prefix: string | null;
+  created: string;
+  /** To within about a minute (USE_RECORD_MS); null when never used since it was recorded. */
+  last_used: string | null;
+  revoked: string | null;
+}
+
+export interface AccountChanges {
+  name?: string;
+  plan?: Plan;
+  /** null: back to the plan's value. */
+  hourlyLimit?: number | null;
+  concurrency?: number | null;
+}
+
+export type RevokeOutcome = 'revoked' | 'already_revoked' | 'unknown';
+
+/** A token's last use is written at most this often per token and process. */
+export const USE_RECORD_MS = 60_000;
+/** `prl_` and six characters: enough to tell tokens apart, far too few to guess one. */
+const PREFIX_LENGTH = 10;
+
+interface CachedAuth {
+  account: Account | null;
+  tokenId: number | null;
+  /** When this process last recorded (or saw recorded) a use of the token. */
+  usedAt: number;
+  expires: number;
+}
+
+function tokenView(row: TokenRow): TokenView {
+  return {
+    id: String(row.id),
+    prefix: row.prefix,
+    created: isoTime(row.created_at),
+    last_used: row.last_used_at === null ? null : isoTime(row.last_used_at),
+    revoked: row.revoked_at === null ? null : isoTime(row.revoked_at),
+  };
 }
 
 /** Accounts, their plans, and access tokens (stored only as SHA-256 hashes). */
 export class AccountService {
-  private readonly cache = new Map<string, { account: Account | null; expires: number }>();
+  private readonly cache: AuthCache<CachedAuth>;
 
-  constructor(private readonly deps: AccountServiceDeps) {}
+  constructor(private readonly deps: AccountServiceDeps) {
+    this.cache = new AuthCache(deps.authCacheEntries);
+  }
+
+  /** How many token lookups this process holds, and the characters of their keys. */
+  authCacheSize(): { entries: number; keyChars: number } {
+    return { entries: this.cache.size, keyChars: this.cache.keyChars };
+  }
 
   async createAccount(input: { name: string; plan: Plan; hourlyLimit?: number; concurrency?: number }): Promise<Account> {
     const row: AccountRow = {
@@ -67,36 +123,117 @@ export class AccountService {
     return this.deps.store.accounts.count();
   }
 
-  /** Makes a token; the plain text is returned this once and never stored. */
-  async createToken(accountId: number): Promise<{ id: string; accessToken: string }> {
+  /**
+   * Changes the name, plan or limits. Running servers see it within AUTH_CACHE_MS (their token
+   * cache holds the account); this process at once.
+   */
+  async updateAccount(id: number, changes: AccountChanges): Promise<Account | undefined> {
+    const set: Partial<AccountRow> = {};
+    if (changes.name !== undefined) set.name = changes.name;
+    if (changes.plan !== undefined) set.plan = changes.plan;
+    if (changes.hourlyLimit !== undefined) set.hourly_limit = changes.hourlyLimit;
+    if (changes.concurrency !== undefined) set.concurrency_limit = changes.concurrency;
+    if (Object.keys(set).length > 0 && !(await this.deps.store.accounts.update(id, set))) return undefined;
+    this.cache.clear();
+    return this.getAccount(id);
+  }
+
+  /** What deleting the account would take with it. */
+  async accountUsage(id: number): Promise<AccountUsage> {
+    return this.deps.store.accounts.usage(id);
+  }
+
+  /**
+   * Deletes the account with its tokens, channels and everything of them, in one transaction;
+   * then the stored bytes of its files. Answers what went, or undefined when there is no such account.
+   */
+  async deleteAccount(id: number): Promise<AccountUsage | undefined> {
+    const done = await this.deps.store.transaction(async (tx) => {
+      const usage = await tx.accounts.usage(id);
+      const keys = await tx.files.storageKeysForAccount(id);
+      return (await tx.accounts.delete(id)) ? { usage, keys } : undefined;
+    });
+    this.cache.clear();
+    if (!done) return undefined;
+    if (done.keys.length > 0 && this.deps.removeFiles) await this.deps.removeFiles(done.keys);
+    return done.usage;
+  }
+
+  /** Makes a token; the plain text is returned this once and never stored (only its first characters). */
+  async createToken(accountId: number): Promise<{ id: string; accessToken: string; prefix: string }> {
     const accessToken = newAccessToken();
     const id = this.deps.ids.nextNumber();
-    await this.deps.store.tokens.insert({ id, account_id: accountId, token_hash: sha256Hex(accessToken), created_at: this.deps.clock.now(), revoked_at: null });
-    return { id: String(id), accessToken };
+    const prefix = accessToken.slice(0, PREFIX_LENGTH);
+    await this.deps.store.tokens.insert({
+      id,
+      account_id: accountId,
+      token_hash: sha256Hex(accessToken),
+      created_at: this.deps.clock.now(),
+      revoked_at: null,
+      prefix,
+      last_used_at: null,
+    });
+    return { id: String(id), accessToken, prefix };
+  }
+
+  async listTokens(accountId: number): Promise<TokenView[]> {
+    return (await this.deps.store.tokens.listForAccount(accountId)).map(tokenView);
   }
 
   /** Revokes by token id or by the token itself. */
   async revokeToken(idOrToken: string): Promise<boolean> {
-    const now = this.deps.clock.now();
-    const done = /^[0-9]+$/.test(idOrToken)
-      ? await this.deps.store.tokens.revoke(Number(idOrToken), now)
-      : await this.deps.store.tokens.revokeByHash(sha256Hex(idOrToken), now);
+    const outcome = /^[0-9]+$/.test(idOrToken) ? await this.revokeTokenById(Number(idOrToken)) : await this.revokeTokenByValue(idOrToken);
+    return outcome === 'revoked';
+  }
+
+  /** Revokes a token named by its id. */
+  async revokeTokenById(id: number): Promise<RevokeOutcome> {
+    const done = await this.deps.store.tokens.revoke(id, this.deps.clock.now());
     this.cache.clear();
-    return done;
+    if (done) return 'revoked';
+    return (await this.deps.store.tokens.get(id)) ? 'already_revoked' : 'unknown';
+  }
+
+  /** Revokes a token given as itself. */
+  async revokeTokenByValue(token: string): Promise<RevokeOutcome> {
+    const hash = sha256Hex(token);
+    const done = await this.deps.store.tokens.revokeByHash(hash, this.deps.clock.now());
+    this.cache.clear();
+    if (done) return 'revoked';
+    return (await this.deps.store.tokens.existsByHash(hash)) ? 'already_revoked' : 'unknown';
   }
 
   async authenticate(token: string): Promise<Account | null> {
     const now = this.deps.clock.now();
-    // Keyed by the token as presented, so a hit costs no hash; the map lives in this process's
-    // memory only, for AUTH_CACHE_MS, as the requests carrying the token do.
+    // A known token is keyed by its text, so a hit costs no hash; the cache lives in this
+    // process's memory only, for AUTH_CACHE_MS, as the requests carrying the token do.
     const hit = this.cache.get(token);
-    if (hit && hit.expires > now) return hit.account;
-    const row = await this.deps.store.tokens.findAccountByHash(sha256Hex(token));
-    const account = row ? toAccount(row) : null;
+    if (hit && hit.expires > now) {
+      if (hit.tokenId !== null && now - hit.usedAt >= USE_RECORD_MS) {
+        hit.usedAt = now;
+        this.recordUse(hit.tokenId, now);
+      }
+      return hit.account;
+    }
+    const owner = await this.deps.store.tokens.findOwnerByHash(sha256Hex(token));
+    const account = owner ? toAccount(owner.account) : null;
+    let usedAt = owner?.lastUsedAt ?? Number.NEGATIVE_INFINITY;
+    if (owner && now - usedAt >= USE_RECORD_MS) {
+      usedAt = now;
+      this.recordUse(owner.tokenId, now);
+    }
     if (this.deps.authCacheMs > 0) {
-      if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(token, { account, expires: now + this.deps.authCacheMs });
+      this.cache.set(token, { account, tokenId: owner?.tokenId ?? null, usedAt, expires: now + this.deps.authCacheMs });
     }
     return account;
+  }
+
+  /**
+   * Writes a token's last use without holding up the request: at most once per USE_RECORD_MS per
+   * token and process, and not again when another instance wrote it meanwhile. A lost write only
+   * makes the shown last use older.
+   */
+  private recordUse(tokenId: number, at: number): void {
+    this.deps.store.tokens.recordUse(tokenId, at, at - USE_RECORD_MS).catch(() => undefined);
   }
 }

@@ -1,6 +1,6 @@
 import { Type, type TObject, type TProperties, type Static } from '@sinclair/typebox';
-import { IdString, Nullable } from '../../schemas/common.js';
-import { CHANNEL_TYPES, RBM_AGENT_STATES, type ChannelType } from '../../schemas/channel-types.js';
+import { IdString, Nullable, TYPE_DISCRIMINATOR } from '../../schemas/common.js';
+import { CHANNEL_MODES, CHANNEL_TYPES, MODES_BY_TYPE, RBM_AGENT_STATES, type ChannelType } from '../../schemas/channel-types.js';
 
 /**
  * Request and response schemas of the Channels API. Each type's own object is declared once
@@ -12,7 +12,10 @@ const strict = { additionalProperties: false } as const;
 export const SslVerification = Type.Union([Type.Boolean(), Type.Literal('true'), Type.Literal('false')]);
 
 export const WebhookInput = Type.Object(
-  { url: Type.String({ minLength: 1, maxLength: 2048, description: 'URL that receives all events of the channel.' }), ssl_verification: Type.Optional(SslVerification) },
+  {
+    url: Type.String({ minLength: 1, maxLength: 2048, description: 'URL that receives all events of the channel.' }),
+    ssl_verification: Type.Optional(SslVerification),
+  },
   strict,
 );
 export const WebhookPatch = Type.Object({ url: Type.Optional(WebhookInput.properties.url), ssl_verification: Type.Optional(SslVerification) }, strict);
@@ -60,7 +63,11 @@ export const TYPE_SPECS: Record<ChannelType, TypeSpec> = {
   email: {
     key: 'provider',
     input: Type.Object(
-      { type: Type.Literal('mailprovider'), access_token: Str(2000), sender: Type.Object({ email: Type.String({ minLength: 3, maxLength: 320, format: 'email' }), name: Str(200) }, strict) },
+      {
+        type: Type.Literal('mailprovider'),
+        access_token: Str(2000),
+        sender: Type.Object({ email: Type.String({ minLength: 3, maxLength: 320, format: 'email' }), name: Str(200) }, strict),
+      },
       strict,
     ),
     secretFields: ['access_token'],
@@ -70,18 +77,30 @@ export const TYPE_SPECS: Record<ChannelType, TypeSpec> = {
   appmsg: { key: 'appmsg', input: Type.Object({ access_token: Str(2000) }, strict), secretFields: ['access_token'], required: true },
   appmsg_business_messages: {
     key: 'appmsg_business_messages',
-    input: Type.Object({ sender_id: Str(100), default_message_ttl: Type.Optional(Type.Integer({ minimum: 30, maximum: 1209600, description: 'Seconds.' })) }, strict),
+    input: Type.Object(
+      { sender_id: Str(100), default_message_ttl: Type.Optional(Type.Integer({ minimum: 30, maximum: 1209600, description: 'Seconds.' })) },
+      strict,
+    ),
     secretFields: [],
     required: true,
   },
 };
+
+/**
+ * The modes a type takes, for the documentation: the service checks the value itself (with the
+ * specification's wording), so TypeBox, which does not act on `enum` for strings, lets it through.
+ */
+function modeOf(type: ChannelType) {
+  const modes = MODES_BY_TYPE[type];
+  return Type.String({ enum: [...modes], description: modes.length > 1 ? `One of ${modes.join(', ')}; default production.` : 'production only.' });
+}
 
 function createSchemaFor(type: ChannelType): TObject {
   const spec = TYPE_SPECS[type];
   const props: TProperties = {
     type: Type.Literal(type),
     name: Str(200),
-    mode: Type.Optional(Type.String()),
+    mode: Type.Optional(modeOf(type)),
     webhook: Type.Optional(Nullable(WebhookInput)),
   };
   if (spec.key && spec.input) props[spec.key] = spec.required ? spec.input : Type.Optional(spec.input);
@@ -102,7 +121,7 @@ function updateSchemaFor(type: ChannelType): TObject {
   const props: TProperties = {
     type: Type.Optional(Type.String()),
     name: Type.Optional(Str(200)),
-    mode: Type.Optional(Type.String()),
+    mode: Type.Optional(modeOf(type)),
     webhook: Type.Optional(Nullable(WebhookPatch)),
   };
   if (spec.key && spec.input) props[spec.key] = Type.Optional(partialDeep(spec.input));
@@ -114,7 +133,7 @@ export const CREATE_SCHEMAS = Object.fromEntries(CHANNEL_TYPES.map((t) => [t, cr
 export const UPDATE_SCHEMAS = Object.fromEntries(CHANNEL_TYPES.map((t) => [t, updateSchemaFor(t)])) as Record<ChannelType, TObject>;
 
 /** The union documented in OpenAPI; the validator picks the member by `type`. */
-export const CreateChannelBody = Type.Union(Object.values(CREATE_SCHEMAS), { discriminator: 'type', title: 'Create channel' });
+export const CreateChannelBody = Type.Union(Object.values(CREATE_SCHEMAS), { discriminator: TYPE_DISCRIMINATOR, title: 'Create channel' });
 export const UpdateChannelBody = Type.Union(Object.values(UPDATE_SCHEMAS), { title: 'Update channel' });
 
 export const ChannelResponse = Type.Object(
@@ -122,10 +141,15 @@ export const ChannelResponse = Type.Object(
     id: IdString,
     type: Type.Union(CHANNEL_TYPES.map((t) => Type.Literal(t))),
     name: Type.String(),
-    mode: Type.String(),
+    mode: Type.String({
+      enum: [...CHANNEL_MODES],
+      description: 'production everywhere; test on mobile, rbm and appmsg_business_messages; shared on appmsg_business_messages.',
+    }),
     webhook: Nullable(Webhook),
     region: Type.Optional(Type.String()),
-    socialnet_page: Type.Optional(Type.Object({ id: Type.String(), name: Nullable(Type.String()), category: Nullable(Type.String()), access_token: Type.String() })),
+    socialnet_page: Type.Optional(
+      Type.Object({ id: Type.String(), name: Nullable(Type.String()), category: Nullable(Type.String()), access_token: Type.String() }),
+    ),
     provider: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     rbm: Type.Optional(Type.Object({ agent_name: Type.String(), agent_state: Type.String(), region: Type.Optional(Type.String()) })),
     botmsg: Type.Optional(Type.Object({ name: Nullable(Type.String()), username: Nullable(Type.String()), access_token: Type.String() })),

@@ -20,6 +20,8 @@ export interface ChannelServiceDeps {
   connectors: ConnectorRegistry;
   /** Hosts the webhook address guard lets through although they are private (WEBHOOK_ALLOWLIST). */
   webhookAllowlist: readonly string[];
+  /** Removes stored file bytes (the file store); the rows go with the channel. */
+  removeFiles?: (storageKeys: readonly string[]) => Promise<void>;
 }
 
 /** The client may ask for these agent states; the platform moves the agent to the others. */
@@ -210,10 +212,18 @@ export class ChannelService {
     return decodeChannel({ ...row, ...changes }, this.deps.box);
   }
 
+  /**
+   * Deletes the channel with everything of it (contacts, messages, events, deliveries, file rows:
+   * foreign keys cascade) and, after the commit, the stored bytes of its files.
+   */
   async delete(accountId: number, id: number): Promise<void> {
-    const deleted = await this.deps.store.channels.delete(accountId, id);
-    if (!deleted) throw ApiError.notFound('Channel');
+    const storageKeys = await this.deps.store.transaction(async (tx) => {
+      const keys = await tx.files.storageKeysForChannel(accountId, id);
+      if (!(await tx.channels.delete(accountId, id))) throw ApiError.notFound('Channel');
+      return keys;
+    });
     this.changed(String(id));
+    if (storageKeys.length > 0 && this.deps.removeFiles) await this.deps.removeFiles(storageKeys);
   }
 
   private changed(channelId: string): void {

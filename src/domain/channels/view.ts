@@ -48,14 +48,21 @@ export function channelView(channel: Channel, placement: Placement, baseUrl: str
     type: channel.type,
     name: channel.name,
     mode: channel.mode,
-    webhook: channel.webhook ? { id: channel.webhook.id, url: channel.webhook.url, secret: channel.webhook.secret, ssl_verification: channel.webhook.sslVerification } : null,
+    webhook: channel.webhook
+      ? { id: channel.webhook.id, url: channel.webhook.url, secret: channel.webhook.secret, ssl_verification: channel.webhook.sslVerification }
+      : null,
   };
   const spec = TYPE_SPECS[channel.type];
   const { region, ...config } = channel.config;
   const own: Record<string, unknown> = { ...config, ...channel.secrets };
   switch (channel.type) {
     case 'socialnet_chat':
-      view.socialnet_page = { id: String(own.id), name: (own.name as string | undefined) ?? null, category: (own.category as string | undefined) ?? null, access_token: String(own.access_token) };
+      view.socialnet_page = {
+        id: String(own.id),
+        name: (own.name as string | undefined) ?? null,
+        category: (own.category as string | undefined) ?? null,
+        access_token: String(own.access_token),
+      };
       break;
     case 'mobile':
       view.provider = {
@@ -70,7 +77,11 @@ export function channelView(channel: Channel, placement: Placement, baseUrl: str
       else view.region = String(region);
       break;
     case 'botmsg':
-      view.botmsg = { name: (own.name as string | undefined) ?? null, username: (own.username as string | undefined) ?? null, access_token: String(own.access_token) };
+      view.botmsg = {
+        name: (own.name as string | undefined) ?? null,
+        username: (own.username as string | undefined) ?? null,
+        access_token: String(own.access_token),
+      };
       break;
     default:
       if (spec.key) (view as Record<string, unknown>)[spec.key] = own;

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { ApiError } from '../../lib/errors.js';
 import { isBlockedAddress, isAllowlisted } from '../../lib/addresses.js';
+import { portOf } from '../../lib/address-guard.js';
 
 /**
  * Checks a webhook URL when it is set: http(s) only, no credentials in it, and no literal
@@ -22,8 +23,12 @@ export function checkWebhookUrl(url: string, allowlist: readonly string[]): stri
   }
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
   const literal = isIP(host) !== 0 || host === 'localhost';
-  if (literal && isBlockedAddress(host === 'localhost' ? '127.0.0.1' : host) && !isAllowlisted(host, allowlist)) {
-    throw ApiError.invalid('webhook.url', url, `Property 'webhook.url' points to a private or loopback address; an operator can allow it with WEBHOOK_ALLOWLIST.`);
+  if (literal && isBlockedAddress(host === 'localhost' ? '127.0.0.1' : host) && !isAllowlisted(host, allowlist, portOf(parsed))) {
+    throw ApiError.invalid(
+      'webhook.url',
+      url,
+      `Property 'webhook.url' points to a private or loopback address; an operator can allow it with WEBHOOK_ALLOWLIST.`,
+    );
   }
   return parsed.toString();
 }

@@ -32,7 +32,14 @@ export class ProfileLoader {
     const profile = JSON.parse(row.profile) as Record<string, unknown>;
     if (profile.profile_read_at !== undefined) return row;
     const ctx = channelContext(channel);
-    const got = await connector.fetchProfile(ctx, { id: String(row.id), externalId: row.external_id, phoneNumber: row.phone_number, userRef: row.user_ref, email: row.email, name: row.name });
+    const got = await connector.fetchProfile(ctx, {
+      id: String(row.id),
+      externalId: row.external_id,
+      phoneNumber: row.phone_number,
+      userRef: row.user_ref,
+      email: row.email,
+      name: row.name,
+    });
     const now = this.deps.clock.now();
     if (!got.ok) {
       this.deps.logger?.warn({ channel: channel.id, contact: row.id, code: got.code }, `contact profile not read: ${got.message}`);

@@ -48,6 +48,10 @@ export function channelContext(channel: Channel): ChannelContext {
   return { id: channel.id, type: channel.type, mode: channel.mode as ChannelMode, config: channel.config, secrets: channel.secrets };
 }
 
+function channelNotFound(): ApiError {
+  return ApiError.notFound('Channel');
+}
+
 function refusal(parsed: Extract<InboundParse, { ok: false }>): ApiError {
   const code = parsed.status === 400 ? 'bad_request' : parsed.status === 401 ? 'unauthorized' : parsed.status === 404 ? 'not_found' : 'forbidden';
   return ApiError.of(code, parsed.message);
@@ -57,8 +61,10 @@ function refusal(parsed: Extract<InboundParse, { ok: false }>): ApiError {
  * Everything platforms tell the service, for every platform type: a received message (stored with
  * its re-hosted attachments and reported as `message_received`), a message someone else sent
  * (`message_echo`), delivery and read receipts, button presses (`postback`) and opt-ins. Each change
- * is written with its event in one commit. A message the platform delivers again (same platform
- * id) is stored once: the unique (channel, direction, external id) key decides.
+ * is written with its event in one commit. A call the platform makes again (its retry, or a replay
+ * of a signed call) makes no second event, on any instance: a message is stored once by the unique
+ * (channel, direction, external id) key; a postback or opt-in by the unique (channel, inbound_key)
+ * key, from the connector's `eventKey`; a receipt reports only marks that change.
  */
 export class InboundService {
   readonly contacts: InboundContacts;
@@ -109,16 +115,22 @@ export class InboundService {
     return parsed.reply ? { status: 200, ...parsed.reply } : OK;
   }
 
-  /** A channel's own callback URL. */
+  /**
+   * A channel's own callback URL. The URL names a channel without any account's token, so it must
+   * not tell whether a channel exists: a malformed, unknown or deleted id, a channel whose type
+   * has no such URL, an endpoint the type does not have, and a call that fails the channel's own
+   * check (a secret of another channel or of nobody) all get the same 404. Only a call the
+   * channel's check accepted learns more (400 for an unreadable body).
+   */
   async receiveForChannel(rawChannelId: string, endpoint: string, call: InboundCall): Promise<InboundAnswer> {
     const id = parseId(rawChannelId);
     const row = id === null ? undefined : await this.deps.store.channels.getAnyAccount(id);
-    if (!row) throw ApiError.notFound('Channel');
+    if (!row) throw channelNotFound();
     const channel = decodeChannel(row, this.deps.box);
     const connector = this.deps.connectors.get(channel.type);
-    if (!connector?.parseInbound || connector.inboundScope === 'app') throw ApiError.notFound();
+    if (!connector?.parseInbound || connector.inboundScope === 'app') throw channelNotFound();
     const parsed = connector.parseInbound({ ...call, endpoint }, channelContext(channel));
-    if (!parsed.ok) throw refusal(parsed);
+    if (!parsed.ok) throw parsed.status === 400 ? refusal(parsed) : channelNotFound();
     await this.receive(channel, parsed.events);
     return parsed.reply ? { status: 200, ...parsed.reply } : OK;
   }
@@ -128,7 +140,8 @@ export class InboundService {
     try {
       for (const event of events) await this.one(channel, event);
     } catch (error) {
-      if (error instanceof MediaUnavailable) throw ApiError.of('unavailable', `A file of the message could not be fetched from the platform yet: ${error.message}`);
+      if (error instanceof MediaUnavailable)
+        throw ApiError.of('unavailable', `A file of the message could not be fetched from the platform yet: ${error.message}`);
       throw error;
     }
   }
@@ -162,9 +175,15 @@ export class InboundService {
     return true;
   }
 
-  private unitFor(channel: Channel, contact: ContactRow, type: EventType, data: Record<string, unknown>, rows: Partial<WriteUnit['insert']> = {}): WriteUnit {
+  /**
+   * The unit of an event that stores no message. With the platform's key of the event, the
+   * unique (channel, inbound_key) index makes a repeated call a duplicate (dropped by `write`), on
+   * every instance alike.
+   */
+  private unitFor(channel: Channel, contact: ContactRow, type: EventType, data: Record<string, unknown>, eventKey: string | undefined): WriteUnit {
     const { event, delivery } = this.deps.outbox.build({ type, channel, contactId: contact.id, data });
-    return { insert: { ...rows, events: [event], ...(delivery ? { deliveries: [delivery] } : {}) } };
+    if (eventKey !== undefined) event.inbound_key = `${type}:${eventKey}`;
+    return { insert: { events: [event], ...(delivery ? { deliveries: [delivery] } : {}) } };
   }
 
   /** The payload of a quick reply whose title the user sent as text (platforms that deliver only the title). */
@@ -189,8 +208,11 @@ export class InboundService {
         ? await this.quickReplyPayload(contact, event.content.text)
         : undefined;
     const content = connector
-      ? await neutralContent(event.content, matched, { connector, channel: channelContext(channel), files: this.deps.files, accountId: channel.accountId, channelId, contactId: contact.id }, (message) =>
-          this.deps.logger?.warn({ channel: channel.id, message: event.externalId }, `attachment kept at the platform's URL: ${message}`),
+      ? await neutralContent(
+          event.content,
+          matched,
+          { connector, channel: channelContext(channel), files: this.deps.files, accountId: channel.accountId, channelId, contactId: contact.id },
+          (message) => this.deps.logger?.warn({ channel: channel.id, message: event.externalId }, `attachment kept at the platform's URL: ${message}`),
         )
       : ({ type: 'text', payload: '' } as Content);
     const now = clock.now();
@@ -222,7 +244,12 @@ export class InboundService {
     await this.receipt(channel, event.user, event.at, async (tx, contact, at) => {
       const changed = await tx.conversation.markRead(channel.accountId, contact.id, event.watermark, at);
       if (changed.read === 0) return [];
-      const read: EventInput = { type: 'messages_read', channel, contactId: contact.id, data: { channel: channelRef(channel), contact: contactRef(contact), last_read_timestamp: isoTime(event.watermark) } };
+      const read: EventInput = {
+        type: 'messages_read',
+        channel,
+        contactId: contact.id,
+        data: { channel: channelRef(channel), contact: contactRef(contact), last_read_timestamp: isoTime(event.watermark) },
+      };
       // A message read before its delivery was reported is reported delivered first.
       return changed.newlyDelivered.length > 0 ? [deliveredEvent(channel, contact, changed.newlyDelivered, at), read] : [read];
     });
@@ -233,7 +260,12 @@ export class InboundService {
    * the messages at `at` (the platform's time, else now) and answers the events that report it,
    * appended in the same transaction; the delivery workers are woken when one has a webhook.
    */
-  private async receipt(channel: Channel, user: InboundUser, platformAt: number | null, work: (tx: Repos, contact: ContactRow, at: number) => Promise<EventInput[]>): Promise<void> {
+  private async receipt(
+    channel: Channel,
+    user: InboundUser,
+    platformAt: number | null,
+    work: (tx: Repos, contact: ContactRow, at: number) => Promise<EventInput[]>,
+  ): Promise<void> {
     const { store, clock, outbox } = this.deps;
     const contact = await this.contacts.existing(channel, user);
     if (!contact) return;
@@ -264,15 +296,18 @@ export class InboundService {
     if (!contact) return;
     const payload = event.payload ?? (event.buttonRef ? await this.buttonPayload(channel, event.buttonRef) : undefined);
     if (payload === undefined) return;
-    await this.write(this.unitFor(channel, contact, 'postback', { channel: channelRef(channel), contact: contactRef(contact), postback: { payload } }));
+    await this.write(
+      this.unitFor(channel, contact, 'postback', { channel: channelRef(channel), contact: contactRef(contact), postback: { payload } }, event.eventKey),
+    );
   }
 
   private async optIn(channel: Channel, event: Extract<InboundEvent, { kind: 'opt_in' }>): Promise<void> {
-    const contact = event.optInType === 'phone_number' ? await this.contacts.acceptPhone(channel, event.user) : await this.contacts.resolve(channel, event.user);
+    const contact =
+      event.optInType === 'phone_number' ? await this.contacts.acceptPhone(channel, event.user) : await this.contacts.resolve(channel, event.user);
     if (!contact) return;
     const optIn: Record<string, unknown> = { type: event.optInType };
     if (event.payload !== undefined) optIn.payload = event.payload;
-    await this.write(this.unitFor(channel, contact, 'opt_in', { channel: channelRef(channel), contact: contactRef(contact), opt_in: optIn }));
+    await this.write(this.unitFor(channel, contact, 'opt_in', { channel: channelRef(channel), contact: contactRef(contact), opt_in: optIn }, event.eventKey));
   }
 }
 

@@ -45,7 +45,11 @@ export function normalisePhone(input: string, field: string, defaultRegion: stri
   const text = trimmed.startsWith('(') ? trimmed.replace(/^\(\s*(\+|00)(\d{1,4})\s*\)/, '$1$2') : trimmed;
   const international = text.startsWith('+') || text.startsWith('00');
   if (!international && !defaultRegion) {
-    throw ApiError.invalid(field, input, `Property '${field}' has no country code: give the number in international format (e.g. +420601123456); no default region is configured.`);
+    throw ApiError.invalid(
+      field,
+      input,
+      `Property '${field}' has no country code: give the number in international format (e.g. +420601123456); no default region is configured.`,
+    );
   }
   const e164 = e164Of(text, defaultRegion);
   if (!e164) throw ApiError.invalid(field, input, `Property '${field}' is not a valid phone number.`);
@@ -69,7 +73,11 @@ export function parseAddress(type: ChannelType, contact: SendMessageBody['contac
   }
   for (const key of Object.keys(contact)) {
     if (key !== form && !COMPANIONS[form].includes(key)) {
-      throw ApiError.invalid(`contact.${key}`, (contact as Record<string, unknown>)[key], `${say.notSupported(`contact.${key}`).slice(0, -1)} with 'contact.${form}'.`);
+      throw ApiError.invalid(
+        `contact.${key}`,
+        (contact as Record<string, unknown>)[key],
+        `${say.notSupported(`contact.${key}`).slice(0, -1)} with 'contact.${form}'.`,
+      );
     }
   }
   switch (form) {
@@ -77,7 +85,12 @@ export function parseAddress(type: ChannelType, contact: SendMessageBody['contac
       return { form, id: parseId(value), raw: value };
     case 'phone_number': {
       const phoneNumber = normalisePhone(value, 'contact.phone_number', defaultRegion);
-      return { form, phoneNumber, ...(contact.first_name ? { firstName: contact.first_name } : {}), ...(contact.last_name ? { lastName: contact.last_name } : {}) };
+      return {
+        form,
+        phoneNumber,
+        ...(contact.first_name ? { firstName: contact.first_name } : {}),
+        ...(contact.last_name ? { lastName: contact.last_name } : {}),
+      };
     }
     case 'user_ref':
       return { form, userRef: value };

@@ -13,9 +13,13 @@ const Names = Type.Array(Type.String());
 export const CapabilitiesResponse = Type.Object(
   {
     channel: Type.Object({ id: IdString, type: ChannelTypeSchema, mode: Type.String() }),
-    sending: Type.Union(['test', 'queued', 'direct', 'unavailable'].map((s) => Type.Literal(s)), {
-      description: 'What Send Message does now: test (stored and echoed, never sent), queued (stored, a job sends it), direct (sent inside the request), unavailable (502: no connector yet).',
-    }),
+    sending: Type.Union(
+      ['test', 'queued', 'direct', 'unavailable'].map((s) => Type.Literal(s)),
+      {
+        description:
+          'What Send Message does now: test (stored and echoed, never sent), queued (stored, a job sends it), direct (sent inside the request), unavailable (502: no connector yet).',
+      },
+    ),
     delivery: Type.Union([Type.Literal('sync'), Type.Literal('async')]),
     content_types: Names,
     max_text_length: Type.Integer(),

@@ -11,15 +11,27 @@ import { charCount } from './request.js';
 export function checkCapabilities(type: ChannelType, content: Content): void {
   const caps = CAPABILITIES[type];
   if (!caps.contentTypes.includes(content.type)) {
-    throw ApiError.invalid('content.type', content.type, `A ${type} channel cannot send content of type '${content.type}'. It can send: ${caps.contentTypes.join(', ')}.`);
+    throw ApiError.invalid(
+      'content.type',
+      content.type,
+      `A ${type} channel cannot send content of type '${content.type}'. It can send: ${caps.contentTypes.join(', ')}.`,
+    );
   }
   if (content.type === 'text' && content.payload.length > caps.maxTextLength && charCount(content.payload) > caps.maxTextLength) {
-    throw ApiError.invalid('content.payload', content.payload, `Property 'content.payload' must be at most ${caps.maxTextLength} characters long on a ${type} channel.`);
+    throw ApiError.invalid(
+      'content.payload',
+      content.payload,
+      `Property 'content.payload' must be at most ${caps.maxTextLength} characters long on a ${type} channel.`,
+    );
   }
   content.quick_replies?.forEach((reply, i) => {
     if (!caps.quickReplyKinds.includes(reply.type)) {
       const field = `content.quick_replies[${i}].type`;
-      throw ApiError.invalid(field, reply.type, `A ${type} channel cannot show quick replies of type '${reply.type}'. It can show: ${caps.quickReplyKinds.join(', ')}.`);
+      throw ApiError.invalid(
+        field,
+        reply.type,
+        `A ${type} channel cannot show quick replies of type '${reply.type}'. It can show: ${caps.quickReplyKinds.join(', ')}.`,
+      );
     }
   });
   if (content.type === 'structure') {
@@ -32,11 +44,21 @@ export function checkCapabilities(type: ChannelType, content: Content): void {
     for (const { card, field } of cards) {
       const buttons = card.buttons ?? [];
       if (buttons.length > caps.maxButtonsPerCard) {
-        throw ApiError.invalid(`${field}.buttons`, null, caps.maxButtonsPerCard === 0 ? `A ${type} channel cannot send buttons.` : `A ${type} channel can send at most ${caps.maxButtonsPerCard} buttons per card.`);
+        throw ApiError.invalid(
+          `${field}.buttons`,
+          null,
+          caps.maxButtonsPerCard === 0
+            ? `A ${type} channel cannot send buttons.`
+            : `A ${type} channel can send at most ${caps.maxButtonsPerCard} buttons per card.`,
+        );
       }
       buttons.forEach((b, j) => {
         if (!caps.buttons.includes(b.type)) {
-          throw ApiError.invalid(`${field}.buttons[${j}].type`, b.type, `A ${type} channel cannot send buttons of type '${b.type}'. It can send: ${caps.buttons.join(', ')}.`);
+          throw ApiError.invalid(
+            `${field}.buttons[${j}].type`,
+            b.type,
+            `A ${type} channel cannot send buttons of type '${b.type}'. It can send: ${caps.buttons.join(', ')}.`,
+          );
         }
       });
     }
@@ -91,17 +113,23 @@ export function checkMetadata(type: ChannelType, metadata: Metadata | undefined)
   const out: Metadata = { ...metadata };
   const platformMetadata = reservedString(metadata, 'platform_metadata');
   if (platformMetadata !== undefined && charCount(platformMetadata) > LIMITS.platformMetadata) {
-    throw ApiError.invalid('metadata.platform_metadata', platformMetadata, `Property 'metadata.platform_metadata' must be at most ${LIMITS.platformMetadata} characters long.`);
+    throw ApiError.invalid(
+      'metadata.platform_metadata',
+      platformMetadata,
+      `Property 'metadata.platform_metadata' must be at most ${LIMITS.platformMetadata} characters long.`,
+    );
   }
   const tag = reservedString(metadata, 'tag');
   if (tag !== undefined) {
     const lower = tag.toLowerCase();
-    if (!(MESSAGE_TAGS as readonly string[]).includes(lower)) throw ApiError.invalid('metadata.tag', tag, say.notAllowedValue('metadata.tag', tag, MESSAGE_TAGS));
+    if (!(MESSAGE_TAGS as readonly string[]).includes(lower))
+      throw ApiError.invalid('metadata.tag', tag, say.notAllowedValue('metadata.tag', tag, MESSAGE_TAGS));
     out.tag = lower;
   }
   const messageType = reservedString(metadata, 'type');
   if (messageType !== undefined) {
-    if (!(MESSAGE_TYPES as readonly string[]).includes(messageType)) throw ApiError.invalid('metadata.type', messageType, say.notAllowedValue('metadata.type', messageType, MESSAGE_TYPES));
+    if (!(MESSAGE_TYPES as readonly string[]).includes(messageType))
+      throw ApiError.invalid('metadata.type', messageType, say.notAllowedValue('metadata.type', messageType, MESSAGE_TYPES));
     if (tag !== undefined) throw ApiError.invalid('metadata.type', messageType, `Property 'metadata.type' cannot be set together with 'metadata.tag'.`);
   }
   return out;

@@ -70,7 +70,12 @@ function button(value: unknown, field: string, defaultRegion: string | undefined
   const b = checkTagged(BUTTON_SCHEMAS, value, field) as unknown as Button;
   if (b.type !== 'phone') return b;
   const e164 = toE164(b.payload, defaultRegion);
-  if (!e164) throw ApiError.invalid(`${field}.payload`, b.payload, `Property '${field}.payload' is not a valid phone number (give it in international format, e.g. +420601123456).`);
+  if (!e164)
+    throw ApiError.invalid(
+      `${field}.payload`,
+      b.payload,
+      `Property '${field}.payload' is not a valid phone number (give it in international format, e.g. +420601123456).`,
+    );
   return { ...b, payload: e164 };
 }
 

@@ -21,7 +21,10 @@ export function sendingPath(channel: Pick<Channel, 'type' | 'mode'>, connectors:
 }
 
 export function unavailableError(channel: Pick<Channel, 'type'>): ApiError {
-  return ApiError.of('platform_error', `Messages cannot be sent through ${channel.type} channels yet: the ${channel.type} platform connector is not available in this service. Nothing was sent or stored.`);
+  return ApiError.of(
+    'platform_error',
+    `Messages cannot be sent through ${channel.type} channels yet: the ${channel.type} platform connector is not available in this service. Nothing was sent or stored.`,
+  );
 }
 
 /** Test numbers of an rbm channel whose agent is not launched (E.164 strings in the channel's config). */
@@ -40,13 +43,25 @@ export function checkModeRules(channel: Channel, address: ContactAddress): void 
   const state = typeof channel.config.agent_state === 'string' ? channel.config.agent_state : 'new';
   if (state === 'launched') return;
   if (state === 'new' || state === 'create_requested') {
-    throw ApiError.invalid('channel.id', channel.id, `The rbm agent of this channel is in state '${state}' and cannot send in production; send through a channel in test mode until the agent is created.`);
+    throw ApiError.invalid(
+      'channel.id',
+      channel.id,
+      `The rbm agent of this channel is in state '${state}' and cannot send in production; send through a channel in test mode until the agent is created.`,
+    );
   }
   if (address.form === 'phone_number' && !testNumbers(channel).includes(address.phoneNumber)) {
-    throw ApiError.invalid('contact.phone_number', address.phoneNumber, `The rbm agent of this channel is not launched yet (state '${state}'): in production it sends only to the channel's test numbers.`);
+    throw ApiError.invalid(
+      'contact.phone_number',
+      address.phoneNumber,
+      `The rbm agent of this channel is not launched yet (state '${state}'): in production it sends only to the channel's test numbers.`,
+    );
   }
 }
 
 export function sharedLimitError(channel: Pick<Channel, 'id'>, limit: number): ApiError {
-  return ApiError.invalid('channel.id', channel.id, `The channel has sent the ${limit} messages its shared mode allows; switch it to production mode to send more.`);
+  return ApiError.invalid(
+    'channel.id',
+    channel.id,
+    `The channel has sent the ${limit} messages its shared mode allows; switch it to production mode to send more.`,
+  );
 }

@@ -8,6 +8,7 @@ import type { Clock } from '../../lib/clock.js';
 import { ApiError } from '../../lib/errors.js';
 import type { ChannelMode } from '../../schemas/channel-types.js';
 import type { Content, Metadata, MessageView, SendMessageBody } from '../../schemas/content.js';
+import type { MessageWithStatusView } from '../../schemas/message-status.js';
 import type { ConnectorRegistry, PlatformFailure } from '../../connectors/connector.js';
 import type { Outbox } from '../events/outbox.js';
 import type { Channel } from '../channels/view.js';
@@ -20,6 +21,7 @@ import { keyReusedError, requestHash } from './idempotency.js';
 import { parseSendRequest, type SendRequest } from './request.js';
 import { checkModeRules, sendingPath, sharedLimitError, unavailableError } from './sending.js';
 import { eventMessageData, messageView, messageViewFromRow } from './view.js';
+import { messageWithStatusView } from './status-view.js';
 import { capabilitiesView, type CapabilitiesView } from './capabilities-view.js';
 
 export interface MessageServiceDeps {
@@ -101,19 +103,25 @@ export class MessageService {
     return capabilitiesView(await this.deps.channels.get(accountId, channelId), this.deps.connectors);
   }
 
-  async get(accountId: number, id: number): Promise<MessageView> {
+  async get(accountId: number, id: number): Promise<MessageWithStatusView> {
     const row = await this.deps.store.messages.get(accountId, id);
     if (!row) throw ApiError.notFound('Message');
-    return messageViewFromRow(row);
+    return messageWithStatusView(row);
   }
 
   /** A contact's conversation, newest first. */
-  async listForContact(accountId: number, channelId: number, contactId: number, max: number, offset: number): Promise<{ messages: MessageView[]; total: number }> {
+  async listForContact(
+    accountId: number,
+    channelId: number,
+    contactId: number,
+    max: number,
+    offset: number,
+  ): Promise<{ messages: MessageWithStatusView[]; total: number }> {
     await this.deps.channels.get(accountId, channelId);
     const contact = await this.deps.store.contacts.get(accountId, channelId, contactId);
     if (!contact) throw ApiError.notFound('Contact');
     const { rows, total } = await this.deps.store.messages.listForContact(accountId, channelId, contactId, max, offset);
-    return { messages: rows.map(messageViewFromRow), total };
+    return { messages: rows.map(messageWithStatusView), total };
   }
 
   private async replay(accountId: number, key: string, hash: string | null): Promise<SendResult | null> {
@@ -193,7 +201,13 @@ export class MessageService {
       let wake = false;
       // A failed send is kept (with its reason) but not echoed.
       if (!failure) {
-        const { event, delivery } = deps.outbox.build({ type: 'message_echo', channel, contactId: contact.row.id, messageId: id, data: eventMessageData(view, channel.name) });
+        const { event, delivery } = deps.outbox.build({
+          type: 'message_echo',
+          channel,
+          contactId: contact.row.id,
+          messageId: id,
+          data: eventMessageData(view, channel.name),
+        });
         unit.insert.events = [event];
         if (delivery) {
           unit.insert.deliveries = [delivery];
@@ -237,12 +251,23 @@ export class MessageService {
   }
 
   /** The platform is called inside the request (synchronous types). */
-  private async sendDirect(channel: Channel, contact: ResolvedContact, address: ContactAddress, message: { id: string; content: Content; metadata: Metadata | undefined }) {
+  private async sendDirect(
+    channel: Channel,
+    contact: ResolvedContact,
+    address: ContactAddress,
+    message: { id: string; content: Content; metadata: Metadata | undefined },
+  ) {
     const connector = this.deps.connectors.get(channel.type);
     if (!connector?.send) throw unavailableError(channel);
     let metadata = message.metadata;
     // A send by phone number before the user opted in goes out under this tag (contract.md §3).
-    if (channel.type === 'socialnet_chat' && address.form === 'phone_number' && !contact.row.external_id && metadata?.tag === undefined && metadata?.type === undefined) {
+    if (
+      channel.type === 'socialnet_chat' &&
+      address.form === 'phone_number' &&
+      !contact.row.external_id &&
+      metadata?.tag === undefined &&
+      metadata?.type === undefined
+    ) {
       metadata = { ...metadata, tag: PHONE_OPT_IN_TAG };
     }
     const r = contact.row;
@@ -251,7 +276,10 @@ export class MessageService {
       const activity = contact.isNew ? { lastInboundAt: null, lastSentAt: null } : await this.deps.store.conversation.lastActivity(channel.accountId, r.id);
       metadata = { ...metadata, type: automaticMessageType(this.deps.clock.now(), activity) };
     }
-    const names = address.form === 'phone_number' ? { ...(address.firstName ? { firstName: address.firstName } : {}), ...(address.lastName ? { lastName: address.lastName } : {}) } : {};
+    const names =
+      address.form === 'phone_number'
+        ? { ...(address.firstName ? { firstName: address.firstName } : {}), ...(address.lastName ? { lastName: address.lastName } : {}) }
+        : {};
     return connector.send(
       { id: channel.id, type: channel.type, mode: channel.mode as ChannelMode, config: channel.config, secrets: channel.secrets },
       { id: String(r.id), externalId: r.external_id, phoneNumber: r.phone_number, userRef: r.user_ref, email: r.email, name: r.name, ...names },

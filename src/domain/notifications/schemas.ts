@@ -10,7 +10,10 @@ export const SendNotificationBody = Type.Object(
   {
     channel: Type.Object({ id: Type.String({ minLength: 1, maxLength: 32 }) }, strict),
     contact: Type.Object({ id: Type.String({ minLength: 1, maxLength: 32 }) }, strict),
-    type: Type.Union(NOTIFICATION_TYPES.map((t) => Type.Literal(t)), { description: 'typing_on, typing_off, messages_read; custom (with payload) on service_chat only.' }),
+    type: Type.Union(
+      NOTIFICATION_TYPES.map((t) => Type.Literal(t)),
+      { description: 'typing_on, typing_off, messages_read; custom (with payload) on service_chat only.' },
+    ),
     payload: Type.Optional(Type.Unknown({ description: 'custom only: any JSON, delivered to the browser as is.' })),
   },
   { ...strict, title: 'Send Notification' },

@@ -44,7 +44,8 @@ export class NotificationService {
     }
     if (type === 'custom') {
       if (body.payload === undefined) throw ApiError.invalid('payload', null, say.missing('payload'));
-      if (JSON.stringify(body.payload).length > CUSTOM_PAYLOAD_MAX_CHARS) throw ApiError.invalid('payload', null, `Property 'payload' must be at most ${CUSTOM_PAYLOAD_MAX_CHARS} characters of JSON.`);
+      if (JSON.stringify(body.payload).length > CUSTOM_PAYLOAD_MAX_CHARS)
+        throw ApiError.invalid('payload', null, `Property 'payload' must be at most ${CUSTOM_PAYLOAD_MAX_CHARS} characters of JSON.`);
     } else if (body.payload !== undefined) {
       throw ApiError.invalid('payload', body.payload, `Property 'payload' is supported with type 'custom' only.`);
     }
@@ -69,7 +70,14 @@ export class NotificationService {
       }
       const result = await connector.sendNotification(
         { id: channel.id, type: channel.type, mode: channel.mode as ChannelMode, config: channel.config, secrets: channel.secrets },
-        { id: String(contact.id), externalId: contact.external_id, phoneNumber: contact.phone_number, userRef: contact.user_ref, email: contact.email, name: contact.name },
+        {
+          id: String(contact.id),
+          externalId: contact.external_id,
+          phoneNumber: contact.phone_number,
+          userRef: contact.user_ref,
+          email: contact.email,
+          name: contact.name,
+        },
         { type },
       );
       if (!result.ok) throw ApiError.of('platform_error', `The platform refused the notification: ${result.message}`);

@@ -24,15 +24,22 @@ export const DomainsWhitelist = Type.Array(Type.String({ minLength: 1, maxLength
   description: 'Page origins allowed to connect: protocol, domain, and the port when it is not standard. null or empty refuses every connection.',
 });
 
-export const GetStartedButton = Type.Object({ payload: Type.String({ minLength: 1, maxLength: PAYLOAD_MAX }) }, { ...strict, description: 'Its payload comes back in the postback event.' });
-
-const MenuEntry = Type.Object(
-  { locale: Locale, items: Type.Array(Type.Unknown(), { minItems: 1, maxItems: MENU_ITEMS_MAX }) },
-  strict,
+export const GetStartedButton = Type.Object(
+  { payload: Type.String({ minLength: 1, maxLength: PAYLOAD_MAX }) },
+  { ...strict, description: 'Its payload comes back in the postback event.' },
 );
-export const Menu = Type.Array(MenuEntry, { minItems: 1, description: 'Per locale; one `default` entry is required. Items: {type: url|postback|menu, title, payload} (menu: {type, title, items}), nested up to 3 levels, at most 3 per menu.' });
 
-export const UserInputs = Type.Array(Type.Object({ locale: Locale, enabled: Type.Boolean() }, strict), { minItems: 1, description: 'Per locale; one `default` entry is required. Disabling needs a menu.' });
+const MenuEntry = Type.Object({ locale: Locale, items: Type.Array(Type.Unknown(), { minItems: 1, maxItems: MENU_ITEMS_MAX }) }, strict);
+export const Menu = Type.Array(MenuEntry, {
+  minItems: 1,
+  description:
+    'Per locale; one `default` entry is required. Items: {type: url|postback|menu, title, payload} (menu: {type, title, items}), nested up to 3 levels, at most 3 per menu.',
+});
+
+export const UserInputs = Type.Array(Type.Object({ locale: Locale, enabled: Type.Boolean() }, strict), {
+  minItems: 1,
+  description: 'Per locale; one `default` entry is required. Disabling needs a menu.',
+});
 
 /** Documented shape of each type's settings object (every value nullable: null means unset). */
 const nullable = (s: TSchema) => Type.Union([s, Type.Null()]);
@@ -41,7 +48,9 @@ export const SocialnetChatSettings = Type.Object(
   { get_started_button: nullable(GetStartedButton), menu: nullable(Menu), user_inputs: nullable(UserInputs), domains_whitelist: nullable(DomainsWhitelist) },
   { title: 'socialnet_chat settings' },
 );
-export const SettingsResponse = Type.Union([ServiceChatSettings, SocialnetChatSettings, Type.Object({}, { title: 'Types without settings' })], { $id: 'Settings' });
+export const SettingsResponse = Type.Union([ServiceChatSettings, SocialnetChatSettings, Type.Object({}, { title: 'Types without settings' })], {
+  $id: 'Settings',
+});
 
 function checkWhitelist(value: unknown, field: string): void {
   const list = assertValid(DomainsWhitelist, value, field);
@@ -117,7 +126,8 @@ export interface SettingsSpec {
 const socialnetCrossCheck: CrossCheck = (next, changed) => {
   const has = (name: string) => next[name] !== undefined && next[name] !== null;
   if (has('menu') && !has('get_started_button')) {
-    if (changed.has('get_started_button')) throw ApiError.invalid('get_started_button', null, `Property 'get_started_button' cannot be deleted while a menu is set.`);
+    if (changed.has('get_started_button'))
+      throw ApiError.invalid('get_started_button', null, `Property 'get_started_button' cannot be deleted while a menu is set.`);
     throw ApiError.invalid('menu', next.menu, `Setting a menu requires get_started_button too.`);
   }
   const inputs = next.user_inputs as Array<{ enabled: boolean }> | null | undefined;

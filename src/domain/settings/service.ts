@@ -47,7 +47,8 @@ export class SettingsService {
     const channel = await this.channel(accountId, channelId);
     const spec = SETTINGS_SPECS[channel.type];
     for (const [name, value] of Object.entries(body)) {
-      const check = spec.check[name];
+      // Own properties only: `toString` or `constructor` are not settings.
+      const check = Object.hasOwn(spec.check, name) ? spec.check[name] : undefined;
       if (!check) throw ApiError.invalid(name, value, say.notSupported(name));
       if (value !== null) check(value, name);
     }
@@ -70,7 +71,10 @@ export class SettingsService {
   private async applyOnPlatform(channel: Channel, settings: Settings, changed: string[]): Promise<void> {
     const connector = this.deps.connectors.get(channel.type);
     if (!connector?.pushSettings) {
-      throw ApiError.of('platform_error', `Settings of ${channel.type} channels act on the platform, and this server has no platform connection for them yet; nothing was changed.`);
+      throw ApiError.of(
+        'platform_error',
+        `Settings of ${channel.type} channels act on the platform, and this server has no platform connection for them yet; nothing was changed.`,
+      );
     }
     const result = await connector.pushSettings(
       { id: channel.id, type: channel.type, mode: channel.mode as ChannelMode, config: channel.config, secrets: channel.secrets },
@@ -79,7 +83,10 @@ export class SettingsService {
     );
     if (result.ok) return;
     if (result.code === 'rate_limited') {
-      throw ApiError.of('platform_error', `The platform's rate limit for settings was reached; it usually recovers within several minutes. Nothing was changed. (${result.message})`);
+      throw ApiError.of(
+        'platform_error',
+        `The platform's rate limit for settings was reached; it usually recovers within several minutes. Nothing was changed. (${result.message})`,
+      );
     }
     throw ApiError.of('platform_error', `The platform refused the settings: ${result.message}`);
   }

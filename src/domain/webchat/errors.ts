@@ -6,6 +6,8 @@ export class ChatError extends Error {
     readonly code: AckErrorCode,
     message: string,
     readonly field?: string,
+    /** Seconds after which the same request may succeed (limits). */
+    readonly retryAfter?: number,
   ) {
     super(message);
   }
@@ -20,4 +22,5 @@ export interface Rejection {
   ok: false;
   code: RejectionCode;
   message: string;
+  retryAfter?: number;
 }

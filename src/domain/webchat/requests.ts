@@ -19,15 +19,16 @@ export const METADATA_MAX_CHARS = 4000;
 export const NOTIFICATION_PAYLOAD_MAX_CHARS = 16_000;
 
 const member = (type: string, payload: TSchema) => Type.Object({ type: Type.Literal(type), payload, quick_reply: QuickReplyAnswer }, strict);
-const CLIENT_CONTENT: Record<string, TSchema> = {
-  text: member('text', Type.String({ minLength: 1, maxLength: CAPABILITIES.service_chat.maxTextLength })),
-  image: member('image', Media),
-  video: member('video', Media),
-  audio: member('audio', Media),
-  file: member('file', Media),
-  location: member('location', LocationPayload),
-};
-export const CLIENT_CONTENT_TYPES = Object.keys(CLIENT_CONTENT);
+// A Map, so a type named after something every object inherits (`__proto__`, `toString`) is unknown.
+const CLIENT_CONTENT = new Map<string, TSchema>([
+  ['text', member('text', Type.String({ minLength: 1, maxLength: CAPABILITIES.service_chat.maxTextLength }))],
+  ['image', member('image', Media)],
+  ['video', member('video', Media)],
+  ['audio', member('audio', Media)],
+  ['file', member('file', Media)],
+  ['location', member('location', LocationPayload)],
+]);
+export const CLIENT_CONTENT_TYPES = [...CLIENT_CONTENT.keys()];
 
 export type ClientContent = { type: string; payload: unknown; quick_reply?: { payload: string } };
 
@@ -52,7 +53,8 @@ export function requireObject(data: unknown, event: string): Record<string, unkn
 function checkMetadata(value: unknown): Record<string, unknown> | undefined {
   if (value === undefined || value === null) return undefined;
   if (!isPlainObject(value)) throw ChatError.invalid('metadata', "Property 'metadata' must be an object.");
-  if (JSON.stringify(value).length > METADATA_MAX_CHARS) throw ChatError.invalid('metadata', `Property 'metadata' must be at most ${METADATA_MAX_CHARS} characters of JSON.`);
+  if (JSON.stringify(value).length > METADATA_MAX_CHARS)
+    throw ChatError.invalid('metadata', `Property 'metadata' must be at most ${METADATA_MAX_CHARS} characters of JSON.`);
   return value;
 }
 
@@ -64,12 +66,16 @@ export function parseMessageClient(data: unknown): { content: ClientContent; met
   const body = requireObject(data, 'message_client');
   only(body, ['content', 'metadata']);
   const content = body.content;
-  if (!isPlainObject(content)) throw ChatError.invalid('content', content === undefined ? "Missing property 'content'." : "Property 'content' must be an object.");
+  if (!isPlainObject(content))
+    throw ChatError.invalid('content', content === undefined ? "Missing property 'content'." : "Property 'content' must be an object.");
   const type = content.type;
-  const schema = typeof type === 'string' ? CLIENT_CONTENT[type] : undefined;
+  const schema = typeof type === 'string' ? CLIENT_CONTENT.get(type) : undefined;
   if (!schema) {
     if (type === undefined) throw ChatError.invalid('content.type', "Missing property 'content.type'.");
-    throw ChatError.invalid('content.type', `Property 'content.type' with value '${String(type)}' does not match any allowed value: ${CLIENT_CONTENT_TYPES.join(', ')}.`);
+    throw ChatError.invalid(
+      'content.type',
+      `Property 'content.type' with value '${String(type)}' does not match any allowed value: ${CLIENT_CONTENT_TYPES.join(', ')}.`,
+    );
   }
   return { content: check(schema, content, 'content') as ClientContent, metadata: checkMetadata(body.metadata) };
 }
@@ -78,8 +84,9 @@ export function parseNotificationClient(data: unknown): { payload: unknown; meta
   const body = requireObject(data, 'notification_client');
   only(body, ['type', 'payload', 'metadata']);
   if (body.type !== 'custom') throw ChatError.invalid('type', `Property 'type' with value '${String(body.type)}' does not match any allowed value: custom.`);
-  if (!('payload' in body) || body.payload === undefined) throw ChatError.invalid('payload', "Missing property 'payload'.");
-  if (JSON.stringify(body.payload).length > NOTIFICATION_PAYLOAD_MAX_CHARS) throw ChatError.invalid('payload', `Property 'payload' must be at most ${NOTIFICATION_PAYLOAD_MAX_CHARS} characters of JSON.`);
+  if (!Object.hasOwn(body, 'payload') || body.payload === undefined) throw ChatError.invalid('payload', "Missing property 'payload'.");
+  if (JSON.stringify(body.payload).length > NOTIFICATION_PAYLOAD_MAX_CHARS)
+    throw ChatError.invalid('payload', `Property 'payload' must be at most ${NOTIFICATION_PAYLOAD_MAX_CHARS} characters of JSON.`);
   return { payload: body.payload, metadata: checkMetadata(body.metadata) };
 }
 
@@ -103,7 +110,8 @@ export function parseListMessages(data: unknown): { max: number; before: number 
   const pagination = body.pagination === undefined || body.pagination === null ? {} : body.pagination;
   if (!isPlainObject(pagination)) throw ChatError.invalid('pagination', "Property 'pagination' must be an object.");
   const max = pagination.max ?? 10;
-  if (typeof max !== 'number' || !Number.isInteger(max) || max < 1 || max > LIST_MAX) throw ChatError.invalid('pagination.max', `Property 'pagination.max' must be a whole number from 1 to ${LIST_MAX}.`);
+  if (typeof max !== 'number' || !Number.isInteger(max) || max < 1 || max > LIST_MAX)
+    throw ChatError.invalid('pagination.max', `Property 'pagination.max' must be a whole number from 1 to ${LIST_MAX}.`);
   const cursor = pagination.cursor_next;
   if (cursor === undefined || cursor === null || cursor === '') return { max, before: null };
   const before = typeof cursor === 'string' && /^[1-9][0-9]{0,15}$/.test(cursor) ? Number(cursor) : NaN;
@@ -115,9 +123,11 @@ export function parseFileUpload(data: unknown, maxBytes: number): { name: string
   const body = requireObject(data, 'file_upload');
   only(body, ['name', 'mime_type', 'content_buffer']);
   const name = body.name;
-  if (typeof name !== 'string' || name.trim() === '' || name.length > 200) throw ChatError.invalid('name', "Property 'name' must be a file name of 1 to 200 characters.");
+  if (typeof name !== 'string' || name.trim() === '' || name.length > 200)
+    throw ChatError.invalid('name', "Property 'name' must be a file name of 1 to 200 characters.");
   const mime = body.mime_type;
-  if (typeof mime !== 'string' || mime.length === 0 || mime.length > 255) throw ChatError.invalid('mime_type', "Property 'mime_type' must be a media type such as image/png.");
+  if (typeof mime !== 'string' || mime.length === 0 || mime.length > 255)
+    throw ChatError.invalid('mime_type', "Property 'mime_type' must be a media type such as image/png.");
   const raw = body.content_buffer;
   const bytes = raw instanceof Uint8Array ? raw : raw instanceof ArrayBuffer ? new Uint8Array(raw) : null;
   if (!bytes) throw ChatError.invalid('content_buffer', "Property 'content_buffer' must be binary data.");

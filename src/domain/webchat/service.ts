@@ -7,6 +7,7 @@ import type { IdGenerator } from '../../lib/ids.js';
 import type { Clock } from '../../lib/clock.js';
 import { isoTime } from '../../lib/clock.js';
 import { parseId } from '../../lib/ids.js';
+import { isPlainObject } from '../../lib/json.js';
 import { randomAlphanumeric, sha256Hex, type SecretBox } from '../../lib/crypto.js';
 import { REJECTION, type ChatMessage, type FileUploadResponse, type ListMessagesResponse } from '../../schemas/chat.js';
 import type { Content } from '../../schemas/content.js';
@@ -15,9 +16,18 @@ import type { Outbox } from '../events/outbox.js';
 import { decodeChannel, type Channel } from '../channels/view.js';
 import { originAllowed } from '../settings/origins.js';
 import { ChatError, type Rejection } from './errors.js';
+import { retryAfterSeconds, type ChatLimits } from './limits.js';
 import { chatMessageFromRow } from './view.js';
 import { incomingMessageUnit } from '../inbound/received-message.js';
-import { parseFileUpload, parseListMessages, parseMessageClient, parseMessageDelivered, parseNotificationClient, parsePostback, requireObject } from './requests.js';
+import {
+  parseFileUpload,
+  parseListMessages,
+  parseMessageClient,
+  parseMessageDelivered,
+  parseNotificationClient,
+  parsePostback,
+  requireObject,
+} from './requests.js';
 
 export interface ChatServiceDeps {
   store: Store;
@@ -27,6 +37,7 @@ export interface ChatServiceDeps {
   outbox: Outbox;
   files: StoredFiles;
   maxUploadBytes: number;
+  limits: ChatLimits;
 }
 
 /** An accepted connection: who is chatting, on which channel. */
@@ -35,6 +46,8 @@ export interface ChatConnection {
   channelId: string;
   contactId: string;
   sessionId: string;
+  /** The client's address as limits count it (lib/client-address.ts addressKey). */
+  clientAddress: string;
 }
 
 export type HandshakeResult = { ok: true; connection: ChatConnection } | Rejection;
@@ -45,6 +58,8 @@ export interface HandshakeInput {
   externalContactId: string | undefined;
   /** The page's origin (Origin header), checked against the channel's domains_whitelist. */
   origin: string | undefined;
+  /** The client's address as limits count it. */
+  clientAddress: string;
 }
 
 const SESSION_LENGTH = 40;
@@ -63,6 +78,14 @@ export class ChatService {
     return { ok: false, code, message };
   }
 
+  /** Whether a page on this origin may talk to this service_chat channel (the CORS answer of the chat transport). */
+  async allowsOrigin(channelId: string | undefined, origin: string | undefined): Promise<boolean> {
+    const id = parseId(channelId);
+    const row = id === null ? undefined : await this.deps.store.channels.getAnyAccount(id);
+    if (!row || row.type !== 'service_chat') return false;
+    return originAllowed((JSON.parse(row.settings) as Record<string, unknown>).domains_whitelist, origin);
+  }
+
   async connect(input: HandshakeInput): Promise<HandshakeResult> {
     const { store, clock } = this.deps;
     const channelId = parseId(input.channelId);
@@ -70,31 +93,61 @@ export class ChatService {
     if (!row || row.type !== 'service_chat') return this.reject(REJECTION.noSuchChannel, `Channel '${input.channelId ?? ''}' does not exist.`);
     const settings = JSON.parse(row.settings) as Record<string, unknown>;
     if (!originAllowed(settings.domains_whitelist, input.origin)) {
-      return this.reject(REJECTION.originNotAllowed, `Origin '${input.origin ?? '(none)'}' is not allowed to connect to this channel; list it in the channel's domains_whitelist setting.`);
+      return this.reject(
+        REJECTION.originNotAllowed,
+        `Origin '${input.origin ?? '(none)'}' is not allowed to connect to this channel; list it in the channel's domains_whitelist setting.`,
+      );
     }
     const now = clock.now();
-    const external = typeof input.externalContactId === 'string' && input.externalContactId.length > 0 && input.externalContactId.length <= EXTERNAL_ID_MAX ? input.externalContactId : null;
+    const external =
+      typeof input.externalContactId === 'string' && input.externalContactId.length > 0 && input.externalContactId.length <= EXTERNAL_ID_MAX
+        ? input.externalContactId
+        : null;
 
     if (input.sessionId && SESSION_FORMAT.test(input.sessionId)) {
       const hash = sha256Hex(input.sessionId);
       const session = await store.chat.findSession(hash);
-      if (session && session.channel_id !== row.id) return this.reject(REJECTION.sessionOfOtherChannel, 'The session belongs to another channel; connect without it to start a new one.');
+      if (session && session.channel_id !== row.id)
+        return this.reject(REJECTION.sessionOfOtherChannel, 'The session belongs to another channel; connect without it to start a new one.');
       if (session) {
         const contact = await store.contacts.get(row.account_id, row.id, session.contact_id);
         // An external id names the user; a session of someone else on this browser gives way to it.
         if (contact && (external === null || contact.external_id === external)) {
           await store.chat.touchSession(hash, now);
-          return { ok: true, connection: { accountId: row.account_id, channelId: String(row.id), contactId: String(contact.id), sessionId: input.sessionId } };
+          return {
+            ok: true,
+            connection: {
+              accountId: row.account_id,
+              channelId: String(row.id),
+              contactId: String(contact.id),
+              sessionId: input.sessionId,
+              clientAddress: input.clientAddress,
+            },
+          };
         }
       }
     }
 
+    // Each new session may be a new contact of the channel: a client may start only so many.
+    const wait = this.deps.limits.takeSession(input.clientAddress);
+    if (wait !== null) {
+      const retryAfter = retryAfterSeconds(wait);
+      return {
+        ...this.reject(REJECTION.tooManyConnections, `Too many new conversations from your network; try again in ${retryAfter ?? 60} seconds.`),
+        retryAfter,
+      };
+    }
     const existing = external === null ? undefined : await store.contacts.findBy(row.account_id, row.id, 'external_id', external);
-    return { ok: true, connection: await this.newSession(row.account_id, row.id, existing, external) };
+    return { ok: true, connection: { ...(await this.newSession(row.account_id, row.id, existing, external)), clientAddress: input.clientAddress } };
   }
 
   /** A new session, for a contact found by its external id or a new contact ("created on first contact"). */
-  private async newSession(accountId: number, channelId: number, existing: ContactRow | undefined, external: string | null): Promise<ChatConnection> {
+  private async newSession(
+    accountId: number,
+    channelId: number,
+    existing: ContactRow | undefined,
+    external: string | null,
+  ): Promise<Omit<ChatConnection, 'clientAddress'>> {
     const { store, ids, clock } = this.deps;
     const token = randomAlphanumeric(SESSION_LENGTH);
     const now = clock.now();
@@ -103,9 +156,28 @@ export class ChatService {
         let contactId = contact?.id;
         if (contactId === undefined) {
           contactId = ids.nextNumber();
-          await tx.contacts.insert({ id: contactId, account_id: accountId, channel_id: channelId, external_id: external, phone_number: null, email: null, user_ref: null, name: null, profile: '{}', created_at: now, updated_at: now });
+          await tx.contacts.insert({
+            id: contactId,
+            account_id: accountId,
+            channel_id: channelId,
+            external_id: external,
+            phone_number: null,
+            email: null,
+            user_ref: null,
+            name: null,
+            profile: '{}',
+            created_at: now,
+            updated_at: now,
+          });
         }
-        await tx.chat.insertSession({ token_hash: sha256Hex(token), account_id: accountId, channel_id: channelId, contact_id: contactId, created_at: now, last_seen_at: now });
+        await tx.chat.insertSession({
+          token_hash: sha256Hex(token),
+          account_id: accountId,
+          channel_id: channelId,
+          contact_id: contactId,
+          created_at: now,
+          last_seen_at: now,
+        });
         return contactId;
       });
     let contactId: number;
@@ -157,6 +229,7 @@ export class ChatService {
     const { content, metadata } = parseMessageClient(data);
     const { ids, clock, outbox } = this.deps;
     const channel = await this.channelOf(conn);
+    await this.keepUpload(conn, content);
     const now = clock.now();
     const { row, unit } = incomingMessageUnit(outbox, {
       id: ids.nextNumber(),
@@ -197,7 +270,8 @@ export class ChatService {
     await store.transaction(async (tx) => {
       const changed = await tx.chat.markDelivered(conn.accountId, Number(conn.contactId), messageId, 'sent', now);
       if (!changed) {
-        if (!(await tx.chat.messageExists(conn.accountId, Number(conn.contactId), messageId, 'sent'))) throw new ChatError(404, `Message '${messageId}' is not a message of this conversation.`);
+        if (!(await tx.chat.messageExists(conn.accountId, Number(conn.contactId), messageId, 'sent')))
+          throw new ChatError(404, `Message '${messageId}' is not a message of this conversation.`);
         return;
       }
       const appended = await outbox.append(tx, {
@@ -252,17 +326,43 @@ export class ChatService {
     return { messages, cursor: { next: messages.at(-1)?.id ?? null, has_next: hasMore } };
   }
 
+  /** A visitor's message naming their own upload keeps it; uploads no message names are swept. */
+  private async keepUpload(conn: ChatConnection, content: { payload: unknown }): Promise<void> {
+    const url = isPlainObject(content.payload) ? content.payload.url : undefined;
+    const id = typeof url === 'string' ? this.deps.files.idFromUrl(url) : null;
+    if (id !== null) await this.deps.store.files.keep(conn.accountId, Number(conn.contactId), id);
+  }
+
+  /**
+   * file_upload: within the channel's storage quota and the hourly bytes of the conversation and
+   * of the client's address; kept for good once a message names it, else removed after a while.
+   */
   async uploadFile(conn: ChatConnection, data: unknown): Promise<FileUploadResponse> {
+    const { store, files, clock, limits } = this.deps;
     const file = parseFileUpload(data, this.deps.maxUploadBytes);
     await this.channelOf(conn);
-    const stored = await this.deps.files.save({
-      accountId: conn.accountId,
-      channelId: Number(conn.channelId),
-      contactId: Number(conn.contactId),
-      name: file.name,
-      mimeType: file.mimeType,
-      bytes: file.bytes,
-    });
-    return { url: stored.url };
+    if (!(await store.contacts.get(conn.accountId, Number(conn.channelId), Number(conn.contactId))))
+      throw new ChatError(404, 'The conversation was deleted; reconnect to start a new one.');
+    const size = file.bytes.byteLength;
+    const quota = limits.settings.channelStorageBytes;
+    if ((await store.files.bytesOfChannel(Number(conn.channelId))) + size > quota) {
+      throw new ChatError(507, 'This chat cannot take more files at the moment; send your message as text, or try again later.', 'content_buffer');
+    }
+    limits.takeUploadBytes(conn.contactId, conn.clientAddress, size);
+    try {
+      const stored = await files.save({
+        accountId: conn.accountId,
+        channelId: Number(conn.channelId),
+        contactId: Number(conn.contactId),
+        name: file.name,
+        mimeType: file.mimeType,
+        bytes: file.bytes,
+        expiresAt: clock.now() + limits.settings.unreferencedUploadTtlMs,
+      });
+      return { url: stored.url };
+    } catch (error) {
+      limits.refundUploadBytes(conn.contactId, conn.clientAddress, size);
+      throw error;
+    }
   }
 }

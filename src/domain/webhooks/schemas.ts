@@ -13,24 +13,28 @@ export const DeliveryAttemptResponse = Type.Object({
   error: Type.Union([Type.String(), Type.Null()], { description: 'Why no answer came (refused, timeout, TLS, address guard).' }),
 });
 
-export const DeliveryResponse = Type.Object(
-  {
-    id: IdString,
-    status: Type.Union(DELIVERY_STATUSES.map((s) => Type.Literal(s)), {
+export const DeliveryResponse = Type.Object({
+  id: IdString,
+  status: Type.Union(
+    DELIVERY_STATUSES.map((s) => Type.Literal(s)),
+    {
       description: 'pending: due or waiting for a retry; delivered: a 2xx came; failed: every try failed; dropped: the webhook was removed.',
-    }),
-    event: Type.Object({
-      id: IdString,
-      type: Type.String(),
-      body: Type.Object({ event: Type.String(), timestamp: Timestamp, data: Type.Object({}, { additionalProperties: true }) }, { description: 'The body as sent.' }),
-    }),
-    created: Timestamp,
-    updated: Timestamp,
-    next_attempt: Type.Union([Timestamp, Type.Null()], { description: 'When a pending delivery is tried next.' }),
-    last_status_code: Type.Union([Type.Integer(), Type.Null()]),
-    last_error: Type.Union([Type.String(), Type.Null()]),
-    attempts: Type.Array(DeliveryAttemptResponse, { description: 'Every try, oldest first.' }),
-  },
-);
+    },
+  ),
+  event: Type.Object({
+    id: IdString,
+    type: Type.String(),
+    body: Type.Object(
+      { event: Type.String(), timestamp: Timestamp, data: Type.Object({}, { additionalProperties: true }) },
+      { description: 'The body as sent.' },
+    ),
+  }),
+  created: Timestamp,
+  updated: Timestamp,
+  next_attempt: Type.Union([Timestamp, Type.Null()], { description: 'When a pending delivery is tried next.' }),
+  last_status_code: Type.Union([Type.Integer(), Type.Null()]),
+  last_error: Type.Union([Type.String(), Type.Null()]),
+  attempts: Type.Array(DeliveryAttemptResponse, { description: 'Every try, oldest first.' }),
+});
 
 export type DeliveryView = Static<typeof DeliveryResponse>;

@@ -25,7 +25,12 @@ export function webhookTargetLoader(store: Store, box: SecretBox): TargetLoader 
     const out = new Map<number, WebhookTarget>();
     for (const row of rows) {
       if (row.webhook_id === null || row.webhook_url === null || row.webhook_secret === null) continue;
-      out.set(Number(row.id), { webhookId: Number(row.webhook_id), url: row.webhook_url, secret: decrypt(row.webhook_secret), sslVerification: row.webhook_ssl_verification === 1 });
+      out.set(Number(row.id), {
+        webhookId: Number(row.webhook_id),
+        url: row.webhook_url,
+        secret: decrypt(row.webhook_secret),
+        sslVerification: row.webhook_ssl_verification === 1,
+      });
     }
     return out;
   };

@@ -33,7 +33,9 @@ export const sqliteRowidIds: Migration = {
           const key = /"id" bigint primary key/i;
           if (!key.test(create.sql)) continue;
           const temporary = `${table}_rebuilt`;
-          const createNew = create.sql.replace(key, '"id" integer primary key').replace(new RegExp(`^create table "?${table}"?`, 'i'), `create table "${temporary}"`);
+          const createNew = create.sql
+            .replace(key, '"id" integer primary key')
+            .replace(new RegExp(`^create table "?${table}"?`, 'i'), `create table "${temporary}"`);
           await sql.raw(createNew).execute(trx);
           await sql.raw(`insert into "${temporary}" select * from "${table}"`).execute(trx);
           await sql.raw(`drop table "${table}"`).execute(trx);

@@ -5,6 +5,9 @@ import { chat } from './003_chat.js';
 import { messagesByChannel } from './004_messages_by_channel.js';
 import { eventsByMessage } from './005_events_by_message.js';
 import { sqliteRowidIds } from './006_sqlite_rowid_ids.js';
+import { inboundEventKeys } from './007_inbound_event_keys.js';
+import { tokenUse } from './008_token_use.js';
+import { chatUploadExpiry } from './009_chat_upload_expiry.js';
 
 export interface Migration {
   name: string;
@@ -12,7 +15,17 @@ export interface Migration {
 }
 
 /** Ordered list; append new migrations, never edit a released one. */
-export const MIGRATIONS: Migration[] = [initial, deliveryQueue, chat, messagesByChannel, eventsByMessage, sqliteRowidIds];
+export const MIGRATIONS: Migration[] = [
+  initial,
+  deliveryQueue,
+  chat,
+  messagesByChannel,
+  eventsByMessage,
+  sqliteRowidIds,
+  inboundEventKeys,
+  tokenUse,
+  chatUploadExpiry,
+];
 
 export const migrationProvider: MigrationProvider = {
   getMigrations(): Promise<Record<string, KyselyMigration>> {

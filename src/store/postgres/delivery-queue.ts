@@ -16,9 +16,10 @@ export interface QueueConnections {
 /**
  * The queue on PostgreSQL, shared by any number of worker processes. A claim locks the earliest
  * due rows with FOR UPDATE SKIP LOCKED, so two workers claiming at once look at disjoint rows
- * without waiting for each other, picks at most `perChannel` of each channel among them, and
- * leases those in the same statement; the lease keeps other workers off them afterwards (the
- * locks end with the statement). The CTE is MATERIALIZED so the locking scan runs exactly once.
+ * without waiting for each other, picks at most `perChannel` of each channel among them (and
+ * `perAccount` of each account when several share them), and leases those in the same
+ * statement; the lease keeps other workers off them afterwards (the locks end with the
+ * statement). The CTE is MATERIALIZED so the locking scan runs exactly once.
  *
  * The worker's writes (leases, results, the attempt log) go through a pool of its own with
  * `synchronous_commit = off`: they do not wait for the WAL to reach the disk. A database crash
@@ -45,18 +46,23 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
   async claim(r: ClaimRequest): Promise<ClaimedDelivery[]> {
     if (r.limit <= 0) return [];
     const excluded = r.excludeChannels.length > 0 ? sql`AND channel_id NOT IN (${sql.join(r.excludeChannels)})` : sql``;
+    const excludedAccounts = r.excludeAccounts.length > 0 ? sql`AND account_id NOT IN (${sql.join(r.excludeAccounts)})` : sql``;
     const { rows } = await sql<ClaimedRow>`
       WITH scan AS MATERIALIZED (
-        SELECT id, channel_id, next_attempt_at FROM deliveries
+        SELECT id, channel_id, account_id, next_attempt_at FROM deliveries
         WHERE status = 'pending' AND next_attempt_at <= ${r.now}
-          AND (locked_until IS NULL OR locked_until < ${r.leaseNow}) ${excluded}
+          AND (locked_until IS NULL OR locked_until < ${r.leaseNow}) ${excluded} ${excludedAccounts}
         ORDER BY next_attempt_at, id
         LIMIT ${r.scanLimit}
         FOR UPDATE SKIP LOCKED),
       picked AS (
         SELECT id FROM (
-          SELECT id, next_attempt_at, row_number() OVER (PARTITION BY channel_id ORDER BY next_attempt_at, id) AS rn FROM scan) ranked
-        WHERE rn <= ${r.perChannel}
+          SELECT id, next_attempt_at,
+            row_number() OVER (PARTITION BY channel_id ORDER BY next_attempt_at, id) AS rn,
+            row_number() OVER (PARTITION BY account_id ORDER BY next_attempt_at, id) AS an,
+            min(account_id) OVER () = max(account_id) OVER () AS alone
+          FROM scan) ranked
+        WHERE rn <= ${r.perChannel} AND (an <= ${r.perAccount} OR alone)
         ORDER BY next_attempt_at, id
         LIMIT ${r.limit})
       UPDATE deliveries d SET locked_until = ${r.leaseUntil}, lease_id = ${r.leaseId}, locked_by = ${r.instanceId}
@@ -91,7 +97,12 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
 
   async release(ids: readonly number[], leaseId: number): Promise<void> {
     if (ids.length === 0) return;
-    await this.wdb.updateTable('deliveries').set({ locked_until: null }).where('id', 'in', [...ids]).where('lease_id', '=', leaseId).execute();
+    await this.wdb
+      .updateTable('deliveries')
+      .set({ locked_until: null })
+      .where('id', 'in', [...ids])
+      .where('lease_id', '=', leaseId)
+      .execute();
   }
 
   /**

@@ -4,7 +4,6 @@ import { translatePostgresError } from '../errors.js';
 import type { PendingUnit } from '../write-batcher.js';
 import { columnsOf, unitRows, valueOf, UNIT_TABLES, type TableRows, type WriteUnit } from '../write-unit.js';
 
-
 /**
  * Writes a batch of units as ONE statement: per table, one insert of `unnest` over one array per
  * column, chained as data-modifying CTEs. One round trip, atomic on its own (no BEGIN/COMMIT),
@@ -65,7 +64,9 @@ export class PostgresUnitWriter {
         group.rows.push(...rows);
       }
     }
-    const ordered = [...groups.values()].sort((a, b) => UNIT_TABLES.indexOf(a.table) - UNIT_TABLES.indexOf(b.table) || Number(b.ignoreConflicts) - Number(a.ignoreConflicts));
+    const ordered = [...groups.values()].sort(
+      (a, b) => UNIT_TABLES.indexOf(a.table) - UNIT_TABLES.indexOf(b.table) || Number(b.ignoreConflicts) - Number(a.ignoreConflicts),
+    );
     if (ordered.length === 0) return;
     let types = await this.columnTypes();
     if (ordered.some((g) => columnsOf(g.rows).some((c) => !types.has(`${g.table}.${c}`)))) types = await this.columnTypes(true);
@@ -81,7 +82,13 @@ export class PostgresUnitWriter {
       const names = columns.map((c) => `"${c}"`).join(', ');
       return `insert into "${group.table}" (${names}) select * from unnest(${arrays.join(', ')})${group.ignoreConflicts ? ' on conflict do nothing' : ''}`;
     });
-    const text = inserts.length === 1 ? inserts[0]! : `with ${inserts.slice(0, -1).map((s, i) => `w${i} as (${s})`).join(', ')} ${inserts[inserts.length - 1]!}`;
+    const text =
+      inserts.length === 1
+        ? inserts[0]!
+        : `with ${inserts
+            .slice(0, -1)
+            .map((s, i) => `w${i} as (${s})`)
+            .join(', ')} ${inserts[inserts.length - 1]!}`;
     const name = `parley_unit_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
     await this.pool.query({ name, text, values });
   }

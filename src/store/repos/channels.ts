@@ -23,7 +23,11 @@ export class ChannelsRepo {
   async list(accountId: number, limit: number, offset: number): Promise<{ rows: ChannelRow[]; total: number }> {
     const [rows, total] = await Promise.all([
       this.db.selectFrom('channels').selectAll().where('account_id', '=', accountId).orderBy('id', 'asc').limit(limit).offset(offset).execute(),
-      this.db.selectFrom('channels').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow(),
+      this.db
+        .selectFrom('channels')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('account_id', '=', accountId)
+        .executeTakeFirstOrThrow(),
     ]);
     return { rows, total: Number(total.n) };
   }

@@ -28,7 +28,10 @@ export class ChatRepo {
   async page(accountId: number, contactId: number, beforeId: number | null, limit: number): Promise<{ rows: MessagesTable[]; hasMore: boolean }> {
     let query = this.db.selectFrom('messages').selectAll().where('account_id', '=', accountId).where('contact_id', '=', contactId);
     if (beforeId !== null) query = query.where('id', '<', beforeId);
-    const rows = await query.orderBy('id', 'desc').limit(limit + 1).execute();
+    const rows = await query
+      .orderBy('id', 'desc')
+      .limit(limit + 1)
+      .execute();
     return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
   }
 

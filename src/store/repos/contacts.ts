@@ -14,11 +14,23 @@ export class ContactsRepo {
   }
 
   async get(accountId: number, channelId: number, id: number): Promise<ContactRow | undefined> {
-    return this.db.selectFrom('contacts').selectAll().where('account_id', '=', accountId).where('channel_id', '=', channelId).where('id', '=', id).executeTakeFirst();
+    return this.db
+      .selectFrom('contacts')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('channel_id', '=', channelId)
+      .where('id', '=', id)
+      .executeTakeFirst();
   }
 
   async findBy(accountId: number, channelId: number, key: ContactKey, value: string | number): Promise<ContactRow | undefined> {
-    return this.db.selectFrom('contacts').selectAll().where('account_id', '=', accountId).where('channel_id', '=', channelId).where(key, '=', value).executeTakeFirst();
+    return this.db
+      .selectFrom('contacts')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('channel_id', '=', channelId)
+      .where(key, '=', value)
+      .executeTakeFirst();
   }
 
   /** Newest first. */
@@ -43,9 +55,16 @@ export class ContactsRepo {
     // Events about a message name the message only; the rest cascades from the contact row.
     await this.db
       .deleteFrom('events')
-      .where('message_id', 'in', (eb) => eb.selectFrom('messages').select('id').where('account_id', '=', accountId).where('channel_id', '=', channelId).where('contact_id', '=', id))
+      .where('message_id', 'in', (eb) =>
+        eb.selectFrom('messages').select('id').where('account_id', '=', accountId).where('channel_id', '=', channelId).where('contact_id', '=', id),
+      )
       .execute();
-    const result = await this.db.deleteFrom('contacts').where('account_id', '=', accountId).where('channel_id', '=', channelId).where('id', '=', id).executeTakeFirst();
+    const result = await this.db
+      .deleteFrom('contacts')
+      .where('account_id', '=', accountId)
+      .where('channel_id', '=', channelId)
+      .where('id', '=', id)
+      .executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
 }

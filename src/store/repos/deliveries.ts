@@ -37,7 +37,13 @@ export class DeliveriesRepo {
   }
 
   /** Newest first, optionally of one status. */
-  async list(accountId: number, channelId: number, status: string | undefined, limit: number, offset: number): Promise<{ rows: DeliveryListRow[]; total: number }> {
+  async list(
+    accountId: number,
+    channelId: number,
+    status: string | undefined,
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: DeliveryListRow[]; total: number }> {
     let rows = this.db
       .selectFrom('deliveries as d')
       .innerJoin('events as e', 'e.id', 'd.event_id')
@@ -45,7 +51,11 @@ export class DeliveriesRepo {
       .select(['e.type as event_type', 'e.body as event_body'])
       .where('d.account_id', '=', accountId)
       .where('d.channel_id', '=', channelId);
-    let count = this.db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).where('channel_id', '=', channelId);
+    let count = this.db
+      .selectFrom('deliveries')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', accountId)
+      .where('channel_id', '=', channelId);
     if (status !== undefined) {
       rows = rows.where('d.status', '=', status);
       count = count.where('status', '=', status);
@@ -69,7 +79,13 @@ export class DeliveriesRepo {
   /** Tries of the given deliveries, oldest first. */
   async attemptsOf(deliveryIds: readonly number[]): Promise<DeliveryAttemptRow[]> {
     if (deliveryIds.length === 0) return [];
-    return this.db.selectFrom('delivery_attempts').selectAll().where('delivery_id', 'in', [...deliveryIds]).orderBy('delivery_id').orderBy('id').execute();
+    return this.db
+      .selectFrom('delivery_attempts')
+      .selectAll()
+      .where('delivery_id', 'in', [...deliveryIds])
+      .orderBy('delivery_id')
+      .orderBy('id')
+      .execute();
   }
 
   /**

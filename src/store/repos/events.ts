@@ -1,7 +1,8 @@
 import type { Insertable, Kysely } from 'kysely';
 import type { Database, DeliveriesTable, EventsTable } from '../schema.js';
 
-export type EventRow = EventsTable;
+/** `inbound_key` is set by inbound events only, so inserts may leave it out. */
+export type EventRow = Insertable<EventsTable>;
 /** Lease columns start empty, so inserts may leave them out. */
 export type DeliveryRow = Insertable<DeliveriesTable>;
 

@@ -36,7 +36,13 @@ export class MessagesRepo {
   }
 
   /** One contact's conversation, newest first. */
-  async listForContact(accountId: number, channelId: number, contactId: number, limit: number, offset: number): Promise<{ rows: MessageWithRefs[]; total: number }> {
+  async listForContact(
+    accountId: number,
+    channelId: number,
+    contactId: number,
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: MessageWithRefs[]; total: number }> {
     const [rows, total] = await Promise.all([
       this.withRefs()
         .where('messages.account_id', '=', accountId)

@@ -5,19 +5,23 @@ import type { ClaimedDelivery, ClaimRequest, DeliveryOutcome, DeliveryQueue } fr
 import { attemptTuples, outcomeTuples, type ClaimedRow, toClaimed } from '../delivery-rows.js';
 
 /** The limits are written into the statement: bound as parameters they make it about 2x slower. */
-const claimSql = (scanLimit: number, perChannel: number, limit: number) => `
+const claimSql = (scanLimit: number, perChannel: number, perAccount: number, limit: number) => `
   UPDATE deliveries SET locked_until = @leaseUntil, lease_id = @leaseId, locked_by = @instanceId
   WHERE id IN (
     SELECT id FROM (
-      SELECT id, next_attempt_at, row_number() OVER (PARTITION BY channel_id ORDER BY next_attempt_at, id) AS rn
+      SELECT id, next_attempt_at,
+        row_number() OVER (PARTITION BY channel_id ORDER BY next_attempt_at, id) AS rn,
+        row_number() OVER (PARTITION BY account_id ORDER BY next_attempt_at, id) AS an,
+        min(account_id) OVER () = max(account_id) OVER () AS alone
       FROM (
-        SELECT id, channel_id, next_attempt_at FROM deliveries
+        SELECT id, channel_id, account_id, next_attempt_at FROM deliveries
         WHERE status = 'pending' AND next_attempt_at <= @now
           AND (locked_until IS NULL OR locked_until < @leaseNow)
           AND channel_id NOT IN (SELECT value FROM json_each(@excluded))
+          AND account_id NOT IN (SELECT value FROM json_each(@excludedAccounts))
         ORDER BY next_attempt_at, id
         LIMIT ${scanLimit}))
-    WHERE rn <= ${perChannel}
+    WHERE rn <= ${perChannel} AND (an <= ${perAccount} OR alone)
     ORDER BY next_attempt_at, id
     LIMIT ${limit})
   RETURNING id, event_id, account_id, channel_id, webhook_id, attempts,
@@ -43,8 +47,8 @@ const RELEASE = `UPDATE deliveries SET locked_until = NULL WHERE lease_id = ? AN
 
 /**
  * The queue on SQLite. One process owns the file and runs the one worker, so a claim needs no
- * row locks: one UPDATE picks the earliest due rows (at most `perChannel` of each channel) and
- * leases them. The statements are prepared once and run synchronously while holding Kysely's
+ * row locks: one UPDATE picks the earliest due rows (at most `perChannel` of each channel, and
+ * `perAccount` of each account when several share them) and leases them. The statements are prepared once and run synchronously while holding Kysely's
  * connection, so no other transaction interleaves and no statement is compiled twice.
  */
 export class SqliteDeliveryQueue implements DeliveryQueue {
@@ -82,12 +86,12 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
     return this.prepared;
   }
 
-  private claimStatement(scanLimit: number, perChannel: number, limit: number): BetterSqlite3.Statement {
-    const key = `${scanLimit}|${perChannel}|${limit}`;
+  private claimStatement(scanLimit: number, perChannel: number, perAccount: number, limit: number): BetterSqlite3.Statement {
+    const key = `${scanLimit}|${perChannel}|${perAccount}|${limit}`;
     let statement = this.claims.get(key);
     if (!statement) {
       if (this.claims.size >= 256) this.claims.clear();
-      statement = this.connection.prepare(claimSql(int(scanLimit), int(perChannel), int(limit)));
+      statement = this.connection.prepare(claimSql(int(scanLimit), int(perChannel), int(perAccount), int(limit)));
       this.claims.set(key, statement);
     }
     return statement;
@@ -100,13 +104,14 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
   claim(r: ClaimRequest): Promise<ClaimedDelivery[]> {
     if (r.limit <= 0) return Promise.resolve([]);
     return this.exclusive(() => {
-      const rows = this.claimStatement(r.scanLimit, r.perChannel, r.limit).all({
+      const rows = this.claimStatement(r.scanLimit, r.perChannel, r.perAccount, r.limit).all({
         leaseUntil: r.leaseUntil,
         leaseId: r.leaseId,
         instanceId: r.instanceId,
         now: r.now,
         leaseNow: r.leaseNow,
         excluded: JSON.stringify(r.excludeChannels),
+        excludedAccounts: JSON.stringify(r.excludeAccounts),
       }) as ClaimedRow[];
       return toClaimed(rows);
     });

@@ -10,6 +10,7 @@ import { WriteBatcher } from '../write-batcher.js';
 import type { WriteUnit } from '../write-unit.js';
 import { Checkpointer } from './checkpointer.js';
 import { createRequire } from 'node:module';
+import { ensurePrivateFileSync } from '../../lib/private-files.js';
 
 /**
  * The embedded store. One process owns the file (WAL mode, synchronous=NORMAL: a committed
@@ -55,6 +56,9 @@ export class SqliteStore extends KyselyStore {
   }
 
   static open(path: string): SqliteStore {
+    // The file is made 0600 before SQLite opens it; SQLite gives its -wal and -shm files the
+    // database file's mode.
+    if (path !== ':memory:' && path !== '' && !path.startsWith('file:')) ensurePrivateFileSync(path);
     const connection = new BetterSqlite3(path);
     connection.pragma('journal_mode = WAL');
     connection.pragma('synchronous = NORMAL');

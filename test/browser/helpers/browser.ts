@@ -17,7 +17,16 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     // playwright gives each launch a fresh temporary profile.
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -27,12 +36,22 @@ export interface PageServer {
   close(): Promise<void>;
 }
 
-/** Serves one HTML page (at every other path) and a few PNG pictures from 127.0.0.1 on a port of its own. */
-export async function servePage(html: (path: string) => string, pictures: Record<string, Buffer> = {}): Promise<PageServer> {
+/**
+ * Serves one HTML page (at every other path), a few PNG pictures and scripts from 127.0.0.1 on a
+ * port of its own. Scripts are read at each request, so a test may set them after the start.
+ */
+export async function servePage(
+  html: (path: string) => string,
+  pictures: Record<string, Buffer> = {},
+  scripts: Record<string, string | Buffer> = {},
+): Promise<PageServer> {
   const server: Server = createServer((req, res) => {
     const path = req.url ?? '/';
     const picture = pictures[path];
     if (picture) return void res.writeHead(200, { 'content-type': 'image/png' }).end(picture);
+    const script = scripts[path];
+    if (script !== undefined)
+      return void res.writeHead(200, { 'content-type': 'application/javascript; charset=utf-8', 'cache-control': 'no-store' }).end(script);
     if (path === '/favicon.ico') return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html(path));
   });

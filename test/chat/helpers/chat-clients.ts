@@ -19,6 +19,8 @@ export interface ChatConnectOptions {
   sessionId?: string;
   externalContactId?: string;
   transports?: Array<'polling' | 'websocket'>;
+  /** More request headers (e.g. X-Forwarded-For as a proxy would add it). */
+  headers?: Record<string, string>;
 }
 
 export interface TestChatClient {
@@ -30,7 +32,7 @@ export interface TestChatClient {
   /** Whichever of these events comes first. */
   first(events: string[], options?: { from?: number; timeoutMs?: number }): Promise<{ event: string; data: any }>;
   /** Emits with an acknowledgement and resolves with it. */
-  request(event: string, data?: unknown): Promise<any>;
+  request(event: string, data?: unknown, timeoutMs?: number): Promise<any>;
   received(event: string): any[];
   close(): void;
 }
@@ -42,9 +44,15 @@ export function connectChat(server: string, options: ChatConnectOptions): TestCh
   const query: Record<string, string> = { v: '1', channel_id: options.channelId };
   if (options.sessionId) query.session_id = options.sessionId;
   if (options.externalContactId) query.external_contact_id = options.externalContactId;
-  const headers: Record<string, string> = options.origin === null || options.origin === undefined ? {} : { origin: options.origin };
+  const headers: Record<string, string> = {
+    ...options.headers,
+    ...(options.origin === null || options.origin === undefined ? {} : { origin: options.origin }),
+  };
   const common = { query, extraHeaders: headers, reconnection: false, forceNew: true, transports: options.transports ?? ['polling', 'websocket'] };
-  const socket: any = version === 4 ? ioV4(server, common) : ioV2(server, { ...common, transportOptions: { polling: { extraHeaders: headers }, websocket: { extraHeaders: headers } } });
+  const socket: any =
+    version === 4
+      ? ioV4(server, common)
+      : ioV2(server, { ...common, transportOptions: { polling: { extraHeaders: headers }, websocket: { extraHeaders: headers } } });
 
   const log = new EventLog<{ event: string; data: any }>();
   const events = log.events;
@@ -61,9 +69,9 @@ export function connectChat(server: string, options: ChatConnectOptions): TestCh
     first(names, { from = 0, timeoutMs = 5000 } = {}) {
       return log.waitFor((e) => names.includes(e.event), { what: names.join(' or '), timeoutMs, from });
     },
-    request(event, data) {
+    request(event, data, timeoutMs = 5000) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no acknowledgement of ${event}`)), 5000);
+        const timer = setTimeout(() => reject(new Error(`no acknowledgement of ${event}`)), timeoutMs);
         timer.unref();
         socket.emit(event, data, (response: any) => {
           clearTimeout(timer);

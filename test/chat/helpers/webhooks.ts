@@ -43,7 +43,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   if (address === null || typeof address === 'string') throw new Error('no address');
   receiver.url = `http://127.0.0.1:${address.port}/hook`;
   receiver.events = log.events;
-  receiver.waitFor = (event, match = () => true, timeoutMs = 10_000) => log.waitFor((e) => e.event === event && match(e), { what: `${event} webhook`, timeoutMs });
+  receiver.waitFor = (event, match = () => true, timeoutMs = 10_000) =>
+    log.waitFor((e) => e.event === event && match(e), { what: `${event} webhook`, timeoutMs });
   receiver.close = async () => {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));

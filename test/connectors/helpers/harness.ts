@@ -3,6 +3,7 @@
  * stand-ins on port 0, the service pointed at them, a webhook receiver per channel that checks
  * X-Hub-Signature itself, and a small file server for media the platforms download.
  */
+import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../../../src/lib/clock.js';
@@ -83,6 +84,14 @@ export async function startMediaServer(): Promise<MediaServer> {
   };
 }
 
+/** A page on the socialnet_chat stand-in, connected as a channel whose webhook is its own receiver. */
+export interface ConnectedPage {
+  pageId: string;
+  channelId: string;
+  hook: WebhookReceiver;
+  body: any;
+}
+
 export interface Harness {
   s: TestServer;
   clock: OffsetClock;
@@ -94,8 +103,16 @@ export interface Harness {
   receivers: WebhookReceiver[];
   /** A webhook receiver whose secret is set once the channel exists. */
   receiver(): Promise<WebhookReceiver>;
+  /** The control API of the socialnet_chat stand-in (acting as its users and page admins): GET, or POST with a body. */
+  snSandbox(path: string, body?: unknown): Promise<JsonAnswer>;
+  /** The control API of the botmsg stand-in. */
+  bmSandbox(path: string, body?: unknown): Promise<JsonAnswer>;
+  /** A page made on the stand-in, connected as a channel with a short-lived user token of its admin. */
+  connectPage(name?: string): Promise<ConnectedPage>;
   close(): Promise<void>;
 }
+
+const control = (base: string) => (path: string, body?: unknown) => http(body === undefined ? 'GET' : 'POST', `${base}/_sandbox${path}`, body);
 
 export async function startHarness(dialect: Dialect, env: Record<string, string> = {}): Promise<Harness> {
   const clock = new OffsetClock();
@@ -120,6 +137,12 @@ export async function startHarness(dialect: Dialect, env: Record<string, string>
     },
   });
   const receivers: WebhookReceiver[] = [];
+  const receiver = async (): Promise<WebhookReceiver> => {
+    const r = await startWebhookReceiver();
+    receivers.push(r);
+    return r;
+  };
+  const snSandbox = control(snBase);
   return {
     s,
     clock,
@@ -129,10 +152,22 @@ export async function startHarness(dialect: Dialect, env: Record<string, string>
     bmBase,
     media,
     receivers,
-    async receiver() {
-      const r = await startWebhookReceiver();
-      receivers.push(r);
-      return r;
+    receiver,
+    snSandbox,
+    bmSandbox: control(bmBase),
+    async connectPage(name = 'Coffee Shop') {
+      const made = await snSandbox('/pages', { name, category: 'Restaurant' });
+      assert.equal(made.status, 201, made.text);
+      const hook = await receiver();
+      const res = await s.api.post('/v1/channels', {
+        type: 'socialnet_chat',
+        name: `${name} channel`,
+        webhook: { url: hook.url },
+        socialnet_page: { id: made.body.page.id, access_token: made.body.admin.user_access_token },
+      });
+      assert.equal(res.status, 201, res.text);
+      hook.secret = res.body.webhook.secret;
+      return { pageId: made.body.page.id, channelId: res.body.id, hook, body: res.body };
     },
     async close() {
       await s.close();

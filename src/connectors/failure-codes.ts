@@ -1,0 +1,28 @@
+import type { ChannelType } from '../schemas/channel-types.js';
+import type { MessageFailedCode } from '../schemas/message-status.js';
+
+/**
+ * Which `message_failed` code a platform's refusal of a send amounts to. Failures keep the
+ * platform's own code (`PlatformFailure.code`); this reads it as 2 (the user blocks the sender)
+ * or 3 (the platform knows no such user). Everything else (refusals, rate limits, outages,
+ * timeouts) is 1. Classified by code only, never by the reason's text.
+ */
+const BY_TYPE: Partial<Record<ChannelType, Record<string, MessageFailedCode>>> = {
+  // Graph errors are stored as `code` or `code/subcode`; the main code decides.
+  socialnet_chat: {
+    '551': 2, // this person isn't available right now (blocked, deleted, unreachable)
+    '200/1545041': 2, // the same refusal under the permission code
+    '100/2018001': 3, // no matching user found
+    no_recipient: 3,
+  },
+  botmsg: {
+    '403': 2, // bot blocked by the user, user deactivated, conversation never started
+    no_recipient: 3,
+  },
+};
+
+export function messageFailedCode(type: ChannelType, platformCode: string): MessageFailedCode {
+  const table = BY_TYPE[type] ?? {};
+  const lookup = (key: string) => (Object.hasOwn(table, key) ? table[key] : undefined);
+  return lookup(platformCode) ?? lookup(platformCode.split('/')[0] ?? '') ?? 1;
+}

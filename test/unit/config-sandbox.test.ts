@@ -1,0 +1,52 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, ConfigError, type Config } from '../../src/config.js';
+import { STAND_INS } from '../../sandbox/registry.js';
+
+const dataDir = () => mkdtempSync(join(tmpdir(), 'parley-config-'));
+
+/** The configured base URL of each stand-in's platform, by the variable that would set it. */
+function urlsByVariable(c: Config): Record<string, string> {
+  const p = c.platforms;
+  return {
+    SOCIALNET_API_URL: p.socialnetApiUrl,
+    BOTMSG_API_URL: p.botmsgApiUrl,
+    SMSPROVIDER_API_URL: p.smsproviderApiUrl,
+    APPMSG_API_URL: p.appmsgApiUrl,
+    RBM_API_URL: p.rbmApiUrl,
+    MAILPROVIDER_API_URL: p.mailproviderApiUrl,
+    APPMSG_BUSINESS_API_URL: p.appmsgBusinessApiUrl,
+  };
+}
+
+test('without settings every platform URL is its stand-in on the ports `npm run sandbox` uses by default', () => {
+  const urls = urlsByVariable(loadConfig({ DATA_DIR: dataDir() }));
+  assert.equal(STAND_INS.length, Object.keys(urls).length);
+  for (const entry of STAND_INS) assert.equal(urls[entry.urlVariable], `http://127.0.0.1:${9101 + entry.portOffset}`, entry.platform);
+});
+
+test('SANDBOX_PORT_BASE alone moves every platform URL to the stand-ins on the moved ports', () => {
+  const urls = urlsByVariable(loadConfig({ DATA_DIR: dataDir(), SANDBOX_PORT_BASE: '9200' }));
+  for (const entry of STAND_INS) assert.equal(urls[entry.urlVariable], `http://127.0.0.1:${9200 + entry.portOffset}`, entry.platform);
+});
+
+test('an explicit platform URL wins over SANDBOX_PORT_BASE; the others still follow it', () => {
+  const urls = urlsByVariable(loadConfig({ DATA_DIR: dataDir(), SANDBOX_PORT_BASE: '9200', BOTMSG_API_URL: 'https://bots.example.com' }));
+  assert.equal(urls.BOTMSG_API_URL, 'https://bots.example.com');
+  assert.equal(urls.SOCIALNET_API_URL, 'http://127.0.0.1:9200');
+  assert.equal(urls.APPMSG_BUSINESS_API_URL, 'http://127.0.0.1:9206');
+});
+
+test('a SANDBOX_PORT_BASE that is not a port, or leaves no room for the last stand-in, stops the start naming it', () => {
+  for (const value of ['x', '0', '-5', '9101.5', '65530']) {
+    assert.throws(
+      () => loadConfig({ DATA_DIR: dataDir(), SANDBOX_PORT_BASE: value }),
+      (e: unknown) => e instanceof ConfigError && /SANDBOX_PORT_BASE/.test(e.message),
+      value,
+    );
+  }
+  assert.equal(loadConfig({ DATA_DIR: dataDir(), SANDBOX_PORT_BASE: '65529' }).platforms.appmsgBusinessApiUrl, 'http://127.0.0.1:65535');
+});
