@@ -39,7 +39,14 @@ for (const { dialect, skip } of await dialects()) {
     test('every message answered 201 reaches message_echo at least once, and no event is lost', { timeout: 180_000 }, async () => {
       const port = await freePort();
       const origin = `http://127.0.0.1:${port}`;
-      const env = baseEnv(db, { PORT: String(port), PUBLIC_URL: `${origin}/v1`, ROLE: 'all', LOG_LEVEL: 'warn', WORKER_POLL_MS: '50', WEBHOOK_ENDPOINT_CONCURRENCY: '2' });
+      const env = baseEnv(db, {
+        PORT: String(port),
+        PUBLIC_URL: `${origin}/v1`,
+        ROLE: 'all',
+        LOG_LEVEL: 'warn',
+        WORKER_POLL_MS: '50',
+        WEBHOOK_ENDPOINT_CONCURRENCY: '2',
+      });
       const { token } = await accountWithToken(env);
       const api = new ApiClient(origin, token);
 
@@ -63,7 +70,11 @@ for (const { dialect, skip } of await dialects()) {
       const sendLoop = async (lane: number) => {
         for (let n = 0; sending; n++) {
           try {
-            const res = await api.post('/v1/messages', { channel: { id: channelId }, contact: { phone_number: `+42060112${String(lane).padStart(2, '0')}${String(n % 100).padStart(2, '0')}` }, content: { type: 'text', payload: `lane ${lane} message ${n}` } });
+            const res = await api.post('/v1/messages', {
+              channel: { id: channelId },
+              contact: { phone_number: `+42060112${String(lane).padStart(2, '0')}${String(n % 100).padStart(2, '0')}` },
+              content: { type: 'text', payload: `lane ${lane} message ${n}` },
+            });
             if (res.status === 201) accepted.add(res.body.id);
             else refused += 1;
           } catch {
@@ -79,8 +90,13 @@ for (const { dialect, skip } of await dialects()) {
       const lanes = Array.from({ length: 8 }, (_, i) => sendLoop(i));
       await receiver.waitForCount(4, 20_000);
       await sleep(700);
-      // Kill while the receiver holds a call, so one try is cut off whatever the machine's load.
-      await receiver.waitFor(() => receiver.open > 0, 20_000);
+      // Kill while the receiver holds a call, so one try is cut off whatever the machine's load:
+      // from here calls are held unanswered, so a slow kill cannot let the held try be recorded.
+      // Wait for a call that arrived after the switch: one still in its 200 ms delay would be
+      // answered and recorded before the kill, and cut nothing off.
+      const hangFrom = receiver.calls.length;
+      receiver.answer = () => 'hang';
+      await receiver.waitFor((calls) => calls.length > hangFrom, 20_000);
       const acceptedBeforeKill = accepted.size;
       const receivedBeforeKill = receiver.calls.length;
       const killedAt = Date.now();
@@ -89,7 +105,10 @@ for (const { dialect, skip } of await dialects()) {
       const deadAt = Date.now();
       sending = false;
       await Promise.all(lanes);
-      assert.ok(acceptedBeforeKill > receivedBeforeKill, `the kill came with deliveries still queued (${acceptedBeforeKill} accepted, ${receivedBeforeKill} received)`);
+      assert.ok(
+        acceptedBeforeKill > receivedBeforeKill,
+        `the kill came with deliveries still queued (${acceptedBeforeKill} accepted, ${receivedBeforeKill} received)`,
+      );
       const callsBeforeKill = receiver.calls.filter((c) => c.at < killedAt).map((c) => String(c.headers['x-parley-event-id']));
       receiver.answer = () => ({ status: 200, body: 'ok' });
 
@@ -137,16 +156,26 @@ for (const { dialect, skip } of await dialects()) {
         cutOff = [...new Set(callsBeforeKill.filter((id) => !recordedBeforeKill.has(id)))];
         assert.ok(cutOff.length > 0, `some calls were in flight at the kill (${acceptedBeforeKill} accepted, ${receivedBeforeKill} received)`);
         const recordedAfter = new Set(tries.filter((t) => t.attempted_at > killedAt && t.status_code === 200).map((t) => String(t.event_id)));
-        assert.deepEqual(cutOff.filter((id) => !recordedAfter.has(id)), [], 'each was tried again after the restart');
+        assert.deepEqual(
+          cutOff.filter((id) => !recordedAfter.has(id)),
+          [],
+          'each was tried again after the restart',
+        );
       } finally {
         await store.close();
       }
       // Every call, duplicates included, was signed over its exact bytes.
       for (const call of receiver.calls) assert.equal(call.headers['x-hub-signature'], expectedSignatures(call.raw, secret).sha1);
       const again = new Set(receiver.calls.filter((c) => c.at > deadAt).map((c) => String(c.headers['x-parley-event-id'])));
-      assert.deepEqual(cutOff.filter((id) => !again.has(id)), [], 'the receiver got the calls in flight at the kill again');
+      assert.deepEqual(
+        cutOff.filter((id) => !again.has(id)),
+        [],
+        'the receiver got the calls in flight at the kill again',
+      );
       const duplicates = receiver.calls.length - new Set(receiver.eventIds()).size;
-      process.stderr.write(`# ${dialect}: ${accepted.size} sends accepted (${acceptedBeforeKill} before the kill), ${refused} sends cut off, ${cutOff.length} webhook calls in flight at the kill, ${receiver.calls.length} calls, ${duplicates} duplicates\n`);
+      process.stderr.write(
+        `# ${dialect}: ${accepted.size} sends accepted (${acceptedBeforeKill} before the kill), ${refused} sends cut off, ${cutOff.length} webhook calls in flight at the kill, ${receiver.calls.length} calls, ${duplicates} duplicates\n`,
+      );
     });
   });
 }
