@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /** The whole schema of the first release. bigint holds ids and epoch-millisecond times in both dialects. */
 export const initial: Migration = {

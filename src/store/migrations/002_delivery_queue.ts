@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * What the webhook queue needs beyond the first schema: a lease token (so a worker whose lease

@@ -1,5 +1,5 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * The web chat (service_chat): sessions, and on PostgreSQL the table the socket.io adapter uses

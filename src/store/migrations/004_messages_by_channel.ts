@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Messages: an index by channel (counting what a `shared` channel has sent; the cascade when a

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Fewer scattered index writes per message. Each index keyed by contact takes an entry in a

@@ -1,5 +1,5 @@
 import { sql, SqliteAdapter, type Kysely } from 'kysely';
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /** The tables written for every message (message, its events, their deliveries). */
 const TABLES = ['messages', 'events', 'deliveries'] as const;

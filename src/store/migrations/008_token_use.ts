@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * What an operator can tell about a token without the token itself: its first characters
