@@ -16,7 +16,8 @@ for (const { dialect, skip } of await dialects()) {
       for (const db of dbs) await db.drop();
     });
     const freshEnv = async () => {
-      const db = await createTestDatabase(dialect);
+      // Empty, not from the migrated template: these tests watch the migrations run.
+      const db = await createTestDatabase(dialect, { migrated: false });
       dbs.push(db);
       return { DATABASE_URL: db.url, DATA_DIR: db.dataDir, AUTH_CACHE_MS: '0' };
     };

@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { openStore } from '../../src/store/open.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -27,14 +28,78 @@ export function postgresAvailable(): Promise<boolean> {
   return pgReachable;
 }
 
+/** Where the migrations live: the template is keyed by a hash of these files. */
+const MIGRATIONS_DIR = new URL('../../src/store/migrations/', import.meta.url);
+
+/** Advisory-lock key under which one process at a time builds a template ("pltm" in ASCII). */
+const TEMPLATE_LOCK = 0x706c746d;
+
+let template: Promise<string> | undefined;
+
+/**
+ * The name of a PostgreSQL template database holding the current migrations, built once per
+ * change of the migration files and shared by every test process: each test database is then
+ * a file copy (`create database … template …`) instead of nine migrations' worth of DDL.
+ * Test processes start at once, so the build runs under an advisory lock; it migrates a
+ * database of its own and renames it only when complete, so a build that died midway is never used.
+ */
+function migratedTemplate(): Promise<string> {
+  template ??= (async () => {
+    const hash = createHash('sha256');
+    for (const file of readdirSync(MIGRATIONS_DIR).sort()) {
+      hash
+        .update(file)
+        .update('\0')
+        .update(readFileSync(new URL(file, MIGRATIONS_DIR)))
+        .update('\0');
+    }
+    const name = `parley_tmpl_${hash.digest('hex').slice(0, 16)}`;
+    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    try {
+      await admin.query('select pg_advisory_lock($1)', [TEMPLATE_LOCK]);
+      const found = await admin.query('select 1 from pg_database where datname = $1', [name]);
+      if (found.rowCount === 0) {
+        const building = `parley_tb_${randomBytes(6).toString('hex')}`;
+        await admin.query(`create database ${building}`);
+        const store = await openStore(databaseUrl(building));
+        try {
+          await store.migrate();
+        } finally {
+          await store.close();
+        }
+        await admin.query(`alter database ${building} rename to ${name}`);
+        // No session may ever connect to it: a connected session makes `create database … template` fail.
+        await admin.query(`alter database ${name} with is_template true allow_connections false`);
+      }
+    } finally {
+      await admin.query('select pg_advisory_unlock($1)', [TEMPLATE_LOCK]).catch(() => undefined);
+      await admin.end();
+    }
+    return name;
+  })();
+  // A failed build (e.g. PostgreSQL briefly unreachable) is retried by the next caller.
+  template.catch(() => (template = undefined));
+  return template;
+}
+
+function databaseUrl(name: string): string {
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
 export interface TestDatabase {
   url: string;
   dataDir: string;
   drop(): Promise<void>;
 }
 
-/** A fresh empty database: a SQLite file in a temp folder, or a new PostgreSQL database. */
-export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
+/**
+ * A fresh database: an empty SQLite file in a temp folder, or a new PostgreSQL database made
+ * from the migrated template (`migrated: false` for an empty one, e.g. to test migrating).
+ */
+export async function createTestDatabase(dialect: Dialect, options: { migrated?: boolean } = {}): Promise<TestDatabase> {
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-test-'));
   if (dialect === 'sqlite') {
     return {
@@ -44,17 +109,16 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
     };
   }
   const name = `parley_t_${randomBytes(6).toString('hex')}`;
+  const from = options.migrated === false ? '' : ` template ${await migratedTemplate()}`;
   const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
   await admin.connect();
   try {
-    await admin.query(`create database ${name}`);
+    await admin.query(`create database ${name}${from}`);
   } finally {
     await admin.end();
   }
-  const url = new URL(PG_ADMIN_URL);
-  url.pathname = `/${name}`;
   return {
-    url: url.toString(),
+    url: databaseUrl(name),
     dataDir,
     drop: async () => {
       const c = new pg.Client({ connectionString: PG_ADMIN_URL });
