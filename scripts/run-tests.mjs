@@ -1,9 +1,15 @@
 #!/usr/bin/env node
 // Runs every test file under test/ with node's test runner (TypeScript through tsx).
 // Arguments narrow the run to files whose path contains one of them.
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+//
+// Before the tests, the entry points that tests start as separate processes (the CLI and the
+// sandbox) are bundled once into a folder named by PARLEY_TEST_BUILD (see
+// test/helpers/entry-points.ts): a bundled process starts about three times faster than one
+// that loads the TypeScript loader, and tests start dozens of them.
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
+import { build } from 'esbuild';
 
 function find(dir) {
   const out = [];
@@ -24,8 +30,35 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
+
+// Inside the project (.tmp/ is ignored by git), so the bundles resolve packages from its
+// node_modules; one folder per run, so runs at the same time do not share one.
+mkdirSync('.tmp', { recursive: true });
+const buildDir = resolve(mkdtempSync(join('.tmp', 'test-build-')));
+try {
+  await build({
+    entryPoints: { cli: 'src/cli.ts', sandbox: 'sandbox/main.ts' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    outdir: buildDir,
+    outExtension: { '.js': '.mjs' },
+    logLevel: 'silent',
+  });
+} catch (error) {
+  // The tests that start these processes will report the same problem; the others still run.
+  console.error(`could not bundle the entry points, starting them through tsx: ${error.message}`);
+}
+
 const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files], {
   stdio: 'inherit',
-  env: process.env,
+  env: { ...process.env, PARLEY_TEST_BUILD: buildDir },
 });
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+const cleanUp = () => rmSync(buildDir, { recursive: true, force: true });
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+child.on('exit', (code, signal) => {
+  cleanUp();
+  process.exit(code ?? (signal ? 1 : 0));
+});

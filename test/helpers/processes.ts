@@ -1,9 +1,10 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { entryArgs } from './entry-points.js';
 
 const run = promisify(execFile);
-const CLI = ['--import', 'tsx', 'src/cli.ts'];
+const CLI = entryArgs('cli');
 
 /** Runs one CLI command to completion and parses its JSON output. */
 export async function cli(args: string[], env: Record<string, string>): Promise<any> {
