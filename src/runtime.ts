@@ -193,7 +193,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       : new ChatServer(app.server, {
           chat,
           logger: logger.child({ component: 'chat' }),
-          databaseUrl: config.databaseUrl,
+          openClusterBus: (onError) => store.openClusterBus(onError),
           maxUploadBytes: config.chatMaxUploadBytes,
           limits: chatLimits,
           clientAddress: clientAddressOf(config.chatTrustedProxies),

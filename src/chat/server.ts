@@ -8,13 +8,15 @@ import { ChatError } from '../domain/webchat/errors.js';
 import type { ChatPush } from '../domain/webchat/push.js';
 import type { ChatLimits } from '../domain/webchat/limits.js';
 import { addressKey } from '../lib/client-address.js';
+import type { ClusterBus } from '../store/store.js';
 import { linkInstances, type ClusterLink } from './cluster.js';
 import { chatCors } from './cors.js';
 
 export interface ChatServerOptions {
   chat: ChatService;
   logger: Logger;
-  databaseUrl: string;
+  /** The store's bus between instances (Store.openClusterBus): null where one process serves everything. */
+  openClusterBus: (onError: (error: Error) => void) => ClusterBus | null;
   /** Largest file_upload (CHAT_MAX_UPLOAD_BYTES); the transport's buffer is sized from it. */
   maxUploadBytes: number;
   limits: ChatLimits;
@@ -92,7 +94,7 @@ export class ChatServer implements ChatPush {
     // with connection_rejected so the client learns why. Whitelisted pages are also allowed
     // credentials (see cors.ts).
     this.io.engine.use(chatCors((channelId, origin) => options.chat.allowsOrigin(channelId, origin), options.logger));
-    this.cluster = linkInstances(this.io, options.databaseUrl, options.logger);
+    this.cluster = linkInstances(this.io, options.openClusterBus, options.logger);
     this.io.use((socket, next) => {
       this.handshake(socket).then(
         () => next(),

@@ -4,6 +4,7 @@ import type { Database } from './schema.js';
 import { Repos, type DialectName, type RateCounter, type Store } from './store.js';
 import type { DeliveryQueue } from './delivery-queue.js';
 import type { WriteUnit } from './write-unit.js';
+import type { ClusterBus } from './cluster-bus.js';
 
 /** What both dialects share: repositories, transactions and migrations over one Kysely instance. */
 export abstract class KyselyStore extends Repos implements Store {
@@ -33,6 +34,7 @@ export abstract class KyselyStore extends Repos implements Store {
   }
 
   abstract batchWrite(unit: WriteUnit): Promise<void>;
+  abstract openClusterBus(onError: (error: Error) => void): ClusterBus | null;
   abstract ping(): Promise<void>;
   abstract close(): Promise<void>;
 }

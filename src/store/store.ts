@@ -11,6 +11,9 @@ import { ChatRepo } from './repos/chat.js';
 import { ConversationRepo } from './repos/conversation.js';
 import type { WriteUnit } from './write-unit.js';
 import type { DeliveryQueue } from './delivery-queue.js';
+import type { ClusterBus } from './cluster-bus.js';
+
+export type { ClusterBus } from './cluster-bus.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -71,6 +74,11 @@ export interface Store extends Repos {
    */
   batchWrite(unit: WriteUnit): Promise<void>;
   migrate(): Promise<string[]>;
+  /**
+   * The bus between the processes sharing the database, for the chat server's socket.io adapter;
+   * null on SQLite (one process). Its errors (a dropped connection) go to `onError`.
+   */
+  openClusterBus(onError: (error: Error) => void): ClusterBus | null;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Database } from '../schema.js';
 import { KyselyStore } from '../base.js';
@@ -10,14 +10,9 @@ import { PostgresUnitWriter } from './unit-writer.js';
 import { LeasedRateCounter } from './leased-rate-counter.js';
 import { WriteBatcher } from '../write-batcher.js';
 import type { WriteUnit } from '../write-unit.js';
-
-/** int8 values (ids, epoch-ms times, counts) stay below 2^53, so plain numbers are safe. */
-const types = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === 20) return (value: string) => Number(value);
-    return pg.types.getTypeParser(oid, format);
-  },
-} as unknown as pg.CustomTypesConfig;
+import type { ClusterBus } from '../cluster-bus.js';
+import { PostgresConnections } from './connections.js';
+import { PostgresClusterBus } from './cluster-bus.js';
 
 /** Advisory-lock namespace for instance leases ("parley" in ASCII). */
 const LOCK_NAMESPACE = 0x70726c79;
@@ -25,7 +20,8 @@ const LOCK_NAMESPACE = 0x70726c79;
 /**
  * The scale-out store: several API and worker processes on one database. Each process leases an
  * instance number with a session advisory lock held on a dedicated connection; the lease ends
- * with the process, so a crashed instance frees its number.
+ * with the process, so a crashed instance frees its number. Every connection the process opens
+ * to the database is opened here, through its PostgresConnections (the connection budget).
  */
 export class PostgresStore extends KyselyStore {
   readonly dialect = 'postgres' as const;
@@ -33,25 +29,21 @@ export class PostgresStore extends KyselyStore {
   readonly deliveryQueue: DeliveryQueue;
   private readonly queue: PostgresDeliveryQueue;
 
+  private readonly buses = new Set<ClusterBus>();
+
   private constructor(
-    readonly pool: pg.Pool,
+    private readonly connections: PostgresConnections,
     private readonly leaseClient: pg.PoolClient,
     readonly instanceId: number,
   ) {
-    super(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }));
+    super(new Kysely<Database>({ dialect: new PostgresDialect({ pool: connections.pool }) }));
     this.rateCounter = new LeasedRateCounter(this.db);
-    const url = pool.options.connectionString;
     this.queue = new PostgresDeliveryQueue(this.db, LOCK_NAMESPACE, {
-      client: () => new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 }),
-      pool: () => {
-        const workerPool = new pg.Pool({ connectionString: url, max: 4, types, options: '-c synchronous_commit=off -c jit=off' });
-        // As for the main pool: a connection the server ends must not end the process.
-        workerPool.on('error', () => undefined);
-        return workerPool;
-      },
+      client: () => connections.listenClient(),
+      pool: () => connections.workerPool(),
     });
     this.deliveryQueue = this.queue;
-    const writer = new PostgresUnitWriter(pool);
+    const writer = new PostgresUnitWriter(connections.pool);
     // A few batches in flight at once leave pool connections for reads; 100 units keep a statement's parameters bounded.
     this.batcher = new WriteBatcher((batch) => writer.flush(batch), { maxInFlight: 3, maxUnits: 100 });
   }
@@ -63,26 +55,36 @@ export class PostgresStore extends KyselyStore {
     return this.batcher.submit(unit);
   }
 
-  static async open(url: string, poolSize = 10): Promise<PostgresStore> {
-    const pool = new pg.Pool({ connectionString: url, max: poolSize, types });
-    // A pooled connection the server ends (a restart, an administrator, the lease connection still
-    // closing when the store is closed) reports an error on the pool; without a listener that
-    // error would end the process. A query on such a connection fails by itself.
-    pool.on('error', () => undefined);
-    const leaseClient = await pool.connect();
+  /** `poolSize`: the query pool's connections (DATABASE_POOL_SIZE; see connections.ts for the rest). */
+  static async open(url: string, poolSize?: number): Promise<PostgresStore> {
+    const connections = new PostgresConnections(url, poolSize);
+    let leaseClient: pg.PoolClient;
+    try {
+      leaseClient = await connections.pool.connect();
+    } catch (error) {
+      await connections.close();
+      throw error;
+    }
     try {
       for (let n = 0; n < MAX_INSTANCES; n++) {
         const res = await leaseClient.query<{ ok: boolean }>('select pg_try_advisory_lock($1, $2) as ok', [LOCK_NAMESPACE, n]);
-        if (res.rows[0]?.ok) return new PostgresStore(pool, leaseClient, n);
+        if (res.rows[0]?.ok) return new PostgresStore(connections, leaseClient, n);
       }
     } catch (error) {
       leaseClient.release();
-      await pool.end();
+      await connections.close();
       throw error;
     }
     leaseClient.release();
-    await pool.end();
+    await connections.close();
     throw new Error(`all ${MAX_INSTANCES} instance numbers are in use on this database`);
+  }
+
+  /** The chat cluster bus: one listening connection of its own, queries on the query pool. */
+  openClusterBus(onError: (error: Error) => void): ClusterBus {
+    const bus = new PostgresClusterBus(this.connections.clusterPool(), this.connections.pool, onError);
+    this.buses.add(bus);
+    return bus;
   }
 
   async ping(): Promise<void> {
@@ -92,7 +94,9 @@ export class PostgresStore extends KyselyStore {
   async close(): Promise<void> {
     await this.batcher.drain();
     await this.queue.close();
+    for (const bus of this.buses) await bus.close();
     this.leaseClient.release(true);
     await this.db.destroy();
+    await this.connections.close();
   }
 }

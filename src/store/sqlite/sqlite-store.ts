@@ -72,6 +72,11 @@ export class SqliteStore extends KyselyStore {
   /** WAL checkpoints in a worker thread, off the event loop (checkpointer.ts). */
   private checkpointer: Checkpointer | null = null;
 
+  /** One process owns the file: no other instance to pass messages to. */
+  openClusterBus(): null {
+    return null;
+  }
+
   async ping(): Promise<void> {
     await sql`select 1`.execute(this.db);
   }

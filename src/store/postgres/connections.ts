@@ -1,0 +1,82 @@
+import pg from 'pg';
+
+/**
+ * Every PostgreSQL connection one process opens, and so the whole connection budget of the
+ * process (docs/configuration.md, "Connections to PostgreSQL"):
+ *
+ * - the query pool, `poolSize` connections (DATABASE_POOL_SIZE): reads and writes of the API,
+ *   the group-commit writer, NOTIFY, and the queries of the chat cluster bus; one of them holds
+ *   the instance lease for the life of the process;
+ * - the worker pool, WORKER_POOL_SIZE connections, opened only by a process that runs the
+ *   webhook worker: its sessions commit without waiting for the disk (delivery-queue.ts);
+ * - one listening client of the worker (LISTEN for new deliveries), only with a worker;
+ * - one listening client of the chat cluster bus, only in a process that serves web chat.
+ *
+ * Pools are lent, not given: a module may wrap one in a Kysely instance and destroy that, but
+ * only close() here ends a pool, so nothing is ended twice or left open.
+ */
+export const WORKER_POOL_SIZE = 4;
+/** The query pool's size when none is configured. */
+export const DEFAULT_POOL_SIZE = 10;
+
+/** int8 values (ids, epoch-ms times, counts) stay below 2^53, so plain numbers are safe. */
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  },
+} as unknown as pg.CustomTypesConfig;
+
+export class PostgresConnections {
+  /** The query pool. */
+  readonly pool: pg.Pool;
+  private worker: pg.Pool | null = null;
+  private cluster: pg.Pool | null = null;
+  private readonly owned: Array<() => Promise<void>> = [];
+  private readonly clients = new Set<pg.Client>();
+
+  constructor(
+    private readonly url: string,
+    poolSize = DEFAULT_POOL_SIZE,
+  ) {
+    this.pool = this.lend({ connectionString: url, max: poolSize, types });
+  }
+
+  /** The webhook worker's pool (made on first use: only processes that run a worker need it). */
+  workerPool(): pg.Pool {
+    this.worker ??= this.lend({ connectionString: this.url, max: WORKER_POOL_SIZE, types, options: '-c synchronous_commit=off -c jit=off' });
+    return this.worker;
+  }
+
+  /** The pool of the chat cluster bus's listening connection (one connection, made on first use). */
+  clusterPool(): pg.Pool {
+    this.cluster ??= this.lend({ connectionString: this.url, max: 1, types });
+    return this.cluster;
+  }
+
+  /** A client outside every pool, for LISTEN (it holds its connection while it listens). */
+  listenClient(): pg.Client {
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 5000 });
+    this.clients.add(client);
+    client.once('end', () => this.clients.delete(client));
+    return client;
+  }
+
+  /** Ends every pool and listening client. */
+  async close(): Promise<void> {
+    await Promise.all([...this.clients].map((c) => c.end().catch(() => undefined)));
+    await Promise.all(this.owned.map((end) => end()));
+  }
+
+  private lend(config: pg.PoolConfig): pg.Pool {
+    const pool = new pg.Pool(config);
+    // A pooled connection the server ends (a restart, an administrator, the lease connection still
+    // closing when the store is closed) reports an error on the pool; without a listener that
+    // error would end the process. A query on such a connection fails by itself.
+    pool.on('error', () => undefined);
+    const end = pool.end.bind(pool);
+    pool.end = (() => Promise.resolve()) as typeof pool.end;
+    this.owned.push(() => end().catch(() => undefined));
+    return pool;
+  }
+}
