@@ -26,14 +26,14 @@ import { SettingsService } from './domain/settings/service.js';
 import { ChannelCache } from './domain/messages/channel-cache.js';
 import { MessageService } from './domain/messages/service.js';
 import { ContactService } from './domain/contacts/service.js';
-import { serviceChatConnector } from './connectors/service_chat/connector.js';
+import { createServiceChatConnector } from './connectors/service_chat/connector.js';
+import { channelContextOf } from './connectors/connector.js';
 import { rm } from 'node:fs/promises';
 import { resolve as resolvePath, sep } from 'node:path';
 import { LocalFileStore } from './files/file-store.js';
 import { StoredFiles } from './files/stored-files.js';
 import { ChatService } from './domain/webchat/service.js';
 import { ChatPushRelay } from './domain/webchat/push.js';
-import { chatMessageFromView } from './domain/webchat/view.js';
 import { NotificationService } from './domain/notifications/service.js';
 import { ChatServer } from './chat/server.js';
 import { ChatLimits } from './domain/webchat/limits.js';
@@ -105,8 +105,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     }
   };
   const channels = new ChannelService({ store, ids, clock, box, connectors, webhookAllowlist: config.webhook.allowlist, removeFiles });
-  // service_chat's connector is the service itself: always there.
-  if (!connectors.get('service_chat')) connectors.register(serviceChatConnector);
+  // service_chat's connector is the service itself: always there. It reaches the browsers through
+  // the chat push relay, attached to the chat server once that exists.
+  const chatPush = new ChatPushRelay();
+  if (!connectors.has('service_chat')) connectors.register(createServiceChatConnector({ push: chatPush }));
   const outbox = new Outbox(ids, clock);
   const channelCache = new ChannelCache(channels, config.channelCacheMs, () => clock.now());
   // Stored files: received attachments, profile pictures, web chat uploads ({base_url}/files/...).
@@ -163,20 +165,20 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     connectors,
     files: storedFiles,
     defaultPhoneRegion: config.defaultPhoneRegion,
+    publicUrl: config.publicUrl,
     onContactChanged: forgetContact,
     logger: logger.child({ component: 'inbound' }),
   });
   services.routeExtensions.push((app) => inboundRoutes(app, { inbound }));
 
-  // Web chat (service_chat): the chat rules, stored files, notifications, and what the site
-  // sends to a service_chat contact pushed to the browser after it committed.
-  const chatPush = new ChatPushRelay();
+  // Web chat (service_chat): the chat rules, stored files, notifications; a connector whose
+  // platform is the service itself delivers what was sent once it committed.
   const chatLimits = new ChatLimits(config.chatLimits, clock);
   const chat = new ChatService({ store, ids, clock, box, outbox, files: storedFiles, maxUploadBytes: config.chatMaxUploadBytes, limits: chatLimits });
   const uploadSweeper = new UploadSweeper({ files: storedFiles, clock, intervalMs: config.chatUploadSweepMs, logger: logger.child({ worker: 'uploads' }) });
-  const notifications = new NotificationService({ store, clock, box, connectors, chat: chatPush });
+  const notifications = new NotificationService({ store, clock, box, connectors });
   messages.onStored.add(({ channel, contactId, message }) => {
-    if (channel.type === 'service_chat') chatPush.message(contactId, chatMessageFromView(message));
+    connectors.role(channel.type, 'localDelivery')?.deliverMessage(channelContextOf(channel), contactId, message);
   });
   services.routeExtensions.push((app) => {
     fileRoutes(app, { files: storedFiles });
@@ -193,7 +195,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       : new ChatServer(app.server, {
           chat,
           logger: logger.child({ component: 'chat' }),
-          openClusterBus: (onError) => store.openClusterBus(onError),
+          databaseUrl: config.databaseUrl,
           maxUploadBytes: config.chatMaxUploadBytes,
           limits: chatLimits,
           clientAddress: clientAddressOf(config.chatTrustedProxies),

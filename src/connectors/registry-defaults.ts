@@ -58,7 +58,7 @@ export function defaultConnectors(settings: PlatformConnectorSettings): Connecto
     createBotmsgConnector({
       apiUrl: settings.botmsg.apiUrl,
       secretHeaderName: settings.botmsg.secretHeaderName,
-      inboundUrl: (channelId) => `${settings.publicUrl}/inbound/${channelId}/updates`,
+      inboundUrl: (channelId, endpoint) => `${settings.publicUrl}/inbound/${channelId}/${endpoint}`,
       timeoutMs: settings.timeoutMs,
       maxMediaBytes: BOTMSG_MAX_MEDIA,
       media,

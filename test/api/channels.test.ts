@@ -24,10 +24,15 @@ const BODIES: Record<string, Record<string, unknown>> = {
 /** Stands in for the platform checks that connectors make before a channel is saved. */
 const verifying: Connector = {
   type: 'botmsg',
-  async verifyChannel(input) {
-    if (input.secrets.access_token === 'down') return { ok: false, retryable: true, code: '503', message: 'unavailable' };
-    if (input.secrets.access_token === 'refused') return { ok: false, retryable: false, code: '401', message: 'Unauthorized', field: 'botmsg.access_token' };
-    return { ok: true, value: { config: { name: 'Shop bot', username: 'shop_bot' }, secrets: {} } };
+  roles: {
+    verifier: {
+      async verifyChannel(input) {
+        if (input.secrets.access_token === 'down') return { ok: false, retryable: true, code: '503', message: 'unavailable' };
+        if (input.secrets.access_token === 'refused')
+          return { ok: false, retryable: false, code: '401', message: 'Unauthorized', field: 'botmsg.access_token' };
+        return { ok: true, value: { config: { name: 'Shop bot', username: 'shop_bot' }, secrets: {} } };
+      },
+    },
   },
 };
 

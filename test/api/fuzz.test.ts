@@ -468,10 +468,12 @@ for (const { dialect, skip } of await dialects()) {
       for (const type of ['socialnet_chat', 'botmsg', 'appmsg'] as const) {
         const accepting: Connector = {
           type,
-          verifyChannel: async () => ({ ok: true, value: { config: {}, secrets: {} } }),
-          send: async () => ({ ok: true, value: { externalId: `fuzz.${++sent}` } }),
-          pushSettings: async () => ({ ok: true, value: null }),
-          sendNotification: async () => ({ ok: true, value: null }),
+          roles: {
+            verifier: { verifyChannel: async () => ({ ok: true, value: { config: {}, secrets: {} } }) },
+            sender: { send: async () => ({ ok: true, value: { externalIds: [`fuzz.${++sent}`] } }) },
+            settings: { pushSettings: async () => ({ ok: true, value: null }) },
+            notifications: { sendNotification: async () => ({ ok: true, value: null }) },
+          },
         };
         registry.register(accepting);
       }

@@ -45,17 +45,25 @@ export function fakeConnectors(): { registry: ConnectorRegistry; calls: SentCall
   let n = 0;
   const accepting: Connector = {
     type: 'socialnet_chat',
-    async send(_channel, recipient, message) {
-      calls.push({ recipient, message });
-      n += 1;
-      return { ok: true, value: { externalId: `mid.${n}` } };
+    roles: {
+      sender: {
+        async send(_channel, recipient, message) {
+          calls.push({ recipient, message });
+          n += 1;
+          return { ok: true, value: { externalIds: [`mid.${n}`] } };
+        },
+      },
     },
   };
   const refusing: Connector = {
     type: 'botmsg',
-    async send(_channel, recipient, message) {
-      calls.push({ recipient, message });
-      return { ok: false, retryable: false, code: '403', message: 'Forbidden: bot was blocked by the user' };
+    roles: {
+      sender: {
+        async send(_channel, recipient, message) {
+          calls.push({ recipient, message });
+          return { ok: false, retryable: false, code: '403', message: 'Forbidden: bot was blocked by the user' };
+        },
+      },
     },
   };
   return { registry: new ConnectorRegistry().register(accepting).register(refusing), calls };

@@ -10,14 +10,20 @@ function fakePlatform() {
   let answer: 'ok' | 'rate_limited' | 'refused' = 'ok';
   const connector: Connector = {
     type: 'socialnet_chat',
-    async verifyChannel() {
-      return { ok: true, value: { config: { name: 'Shop page', category: 'Shop' }, secrets: {} } };
-    },
-    async pushSettings(_channel, settings, changed) {
-      if (answer === 'rate_limited') return { ok: false, retryable: true, code: 'rate_limited', message: 'too many calls' };
-      if (answer === 'refused') return { ok: false, retryable: false, code: '100', message: 'Invalid menu' };
-      pushes.push({ settings, changed });
-      return { ok: true, value: null };
+    roles: {
+      verifier: {
+        async verifyChannel() {
+          return { ok: true, value: { config: { name: 'Shop page', category: 'Shop' }, secrets: {} } };
+        },
+      },
+      settings: {
+        async pushSettings(_channel, settings, changed) {
+          if (answer === 'rate_limited') return { ok: false, retryable: true, code: 'rate_limited', message: 'too many calls' };
+          if (answer === 'refused') return { ok: false, retryable: false, code: '100', message: 'Invalid menu' };
+          pushes.push({ settings, changed });
+          return { ok: true, value: null };
+        },
+      },
     },
   };
   return { connector, pushes, answer: (a: typeof answer) => void (answer = a) };
@@ -256,7 +262,10 @@ for (const { dialect, skip } of await dialects()) {
     let s: TestServer;
     before(async () => {
       // socialnet_chat verification passes, but the connector cannot apply settings.
-      const verifyOnly: Connector = { type: 'socialnet_chat', verifyChannel: async () => ({ ok: true, value: { config: {}, secrets: {} } }) };
+      const verifyOnly: Connector = {
+        type: 'socialnet_chat',
+        roles: { verifier: { verifyChannel: async () => ({ ok: true, value: { config: {}, secrets: {} } }) } },
+      };
       s = await startTestServer(dialect, { connectors: new ConnectorRegistry().register(verifyOnly) });
     });
     after(async () => s?.close());

@@ -11,14 +11,21 @@ const PAGE = 'http://localhost:3000';
 const notified: Array<{ type: string; recipient: string }> = [];
 const botmsg: Connector = {
   type: 'botmsg',
-  verifyChannel: async () => ({ ok: true, value: { config: { name: 'Bot', username: 'bot' }, secrets: {} } }),
-  send: async () => ({ ok: true, value: { externalId: null } }),
-  async sendNotification(_channel, recipient, notification) {
-    notified.push({ type: notification.type, recipient: recipient.id });
-    return { ok: true, value: null };
+  roles: {
+    verifier: { verifyChannel: async () => ({ ok: true, value: { config: { name: 'Bot', username: 'bot' }, secrets: {} } }) },
+    sender: { send: async () => ({ ok: true, value: { externalIds: [] } }) },
+    notifications: {
+      async sendNotification(_channel, recipient, notification) {
+        notified.push({ type: notification.type, recipient: recipient.id });
+        return { ok: true, value: null };
+      },
+    },
   },
 };
-const socialnet: Connector = { type: 'socialnet_chat', verifyChannel: async () => ({ ok: true, value: { config: {}, secrets: {} } }) };
+const socialnet: Connector = {
+  type: 'socialnet_chat',
+  roles: { verifier: { verifyChannel: async () => ({ ok: true, value: { config: {}, secrets: {} } }) } },
+};
 
 for (const { dialect, skip } of await dialects()) {
   describe(`Send Notification (${dialect})`, { skip }, () => {

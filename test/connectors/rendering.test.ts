@@ -14,6 +14,7 @@ import type { InboundCall } from '../../src/connectors/connector.js';
 const call = (body: string, headers: Record<string, string> = {}): InboundCall => ({
   method: 'POST',
   endpoint: 'updates',
+  url: 'http://127.0.0.1/v1/inbound/1/updates',
   headers,
   query: {},
   rawBody: Buffer.from(body),

@@ -12,16 +12,18 @@ import { errorBody } from '../error-body.js';
  *
  * - `GET|POST /v1/inbound/{type}`: one URL for a whole platform app (socialnet_chat), events name
  *   their page; GET is the platform's subscription handshake;
- * - `POST /v1/inbound/{channel_id}/{endpoint}`: a channel's own URL (botmsg: `updates`).
+ * - `GET|POST /v1/inbound/{channel_id}/{endpoint}`: a channel's own URL, on the endpoints and
+ *   methods its connector declares (botmsg: POST `updates`; status reports arrive by GET).
  */
-function callOf(request: FastifyRequest): InboundCall {
+function callOf(request: FastifyRequest, inbound: InboundService): InboundCall {
   // Null-prototype maps: names come from the caller, and `__proto__` must stay a name like any other.
   const headers: Record<string, string | undefined> = Object.create(null);
   for (const [name, value] of Object.entries(request.headers)) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   const query: Record<string, string | undefined> = Object.create(null);
   for (const [name, value] of Object.entries((request.query ?? {}) as Record<string, unknown>)) if (typeof value === 'string') query[name] = value;
   const body = request.body;
-  return { method: request.method, endpoint: null, headers, query, rawBody: Buffer.isBuffer(body) ? body : Buffer.alloc(0) };
+  const rawBody = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
+  return { method: request.method, endpoint: null, url: inbound.callUrl(request.url), headers, query, rawBody };
 }
 
 export function inboundRoutes(app: FastifyInstance, deps: { inbound: InboundService }): void {
@@ -40,21 +42,22 @@ export function inboundRoutes(app: FastifyInstance, deps: { inbound: InboundServ
     const hidden = { hide: true, security: [] } as const;
     scope.get('/v1/inbound/:type', { schema: { ...hidden, params: Type.Object({ type: Type.String() }) } }, async (request, reply) => {
       const { type } = request.params as { type: string };
-      return send(reply, inbound.handshake(type, callOf(request)));
+      return send(reply, inbound.handshake(type, callOf(request, inbound)));
     });
 
     scope.post('/v1/inbound/:type', { schema: { ...hidden, params: Type.Object({ type: Type.String() }) } }, async (request, reply) => {
       const { type } = request.params as { type: string };
-      return send(reply, await inbound.receiveForApp(type, callOf(request)));
+      return send(reply, await inbound.receiveForApp(type, callOf(request, inbound)));
     });
 
-    scope.post(
-      '/v1/inbound/:channel_id/:endpoint',
-      { schema: { ...hidden, params: Type.Object({ channel_id: Type.String(), endpoint: Type.String() }) } },
-      async (request, reply) => {
+    scope.route({
+      method: ['GET', 'POST'],
+      url: '/v1/inbound/:channel_id/:endpoint',
+      schema: { ...hidden, params: Type.Object({ channel_id: Type.String(), endpoint: Type.String() }) },
+      handler: async (request, reply) => {
         const { channel_id, endpoint } = request.params as { channel_id: string; endpoint: string };
-        return send(reply, await inbound.receiveForChannel(channel_id, endpoint, callOf(request)));
+        return send(reply, await inbound.receiveForChannel(channel_id, endpoint, callOf(request, inbound)));
       },
-    );
+    });
   });
 }

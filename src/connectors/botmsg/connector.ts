@@ -1,5 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import type { ChannelContext, Connector, FetchedMedia, InboundMedia, PlatformResult, SendReceipt, VerifiedChannel } from '../connector.js';
+import {
+  defineConnector,
+  type ChannelContext,
+  type ChannelInput,
+  type FetchedMedia,
+  type InboundCall,
+  type OutboundMessage,
+  type OutboundNotification,
+  type PlatformFile,
+  type PlatformResult,
+  type Recipient,
+  type SendReceipt,
+  type VerifiedChannel,
+} from '../connector.js';
 import { fileNameFor, fileNameFromUrl } from '../http.js';
 import { BotApi } from './api.js';
 import { messageKey, parseUpdate } from './inbound.js';
@@ -21,15 +34,16 @@ function tokenOf(channel: ChannelContext): string {
   return channel.secrets.access_token ?? '';
 }
 
-export function createBotmsgConnector(options: BotmsgOptions): Connector {
+/** The endpoint of a channel's inbound URL the bot's webhook is registered at. */
+export const UPDATES_ENDPOINT = 'updates';
+
+/** The roles botmsg plays: credential check, send, typing, the channel's own inbound URL, file downloads. */
+export function createBotmsgConnector(options: BotmsgOptions) {
   const api = new BotApi(options.apiUrl, options.timeoutMs);
 
-  return {
-    type: 'botmsg',
-    inboundScope: 'channel',
-
+  const verifier = {
     /** getMe reads the bot's name and username; setWebhook points the bot at the channel's inbound URL with a secret token. */
-    async verifyChannel(input): Promise<PlatformResult<VerifiedChannel>> {
+    async verifyChannel(input: ChannelInput): Promise<PlatformResult<VerifiedChannel>> {
       const token = input.secrets.access_token ?? '';
       const me = await api.call(token, 'getMe');
       if (!me.ok) return me.retryable ? me : { ...me, field: 'botmsg.access_token' };
@@ -38,7 +52,7 @@ export function createBotmsgConnector(options: BotmsgOptions): Connector {
         return { ok: false, retryable: false, code: 'not_a_bot', message: 'The token does not belong to a bot.', field: 'botmsg.access_token' };
       if (!input.id) return { ok: false, retryable: false, code: 'no_channel', message: 'The channel id is needed to register the webhook.' };
       const secret = input.secrets.webhook_secret ?? newSecretToken();
-      const url = options.inboundUrl(input.id);
+      const url = options.inboundUrl(input.id, UPDATES_ENDPOINT);
       const hooked = await api.call(token, 'setWebhook', { url, secret_token: secret, allowed_updates: ALLOWED_UPDATES });
       if (!hooked.ok) return { ...hooked, retryable: true, message: `The platform did not accept the service's webhook ${url}: ${hooked.message}` };
       const config: Json = {};
@@ -48,33 +62,39 @@ export function createBotmsgConnector(options: BotmsgOptions): Connector {
       if (bot.id !== undefined) config.bot_id = String(bot.id);
       return { ok: true, value: { config, secrets: { access_token: token, webhook_secret: secret } } };
     },
+  };
 
-    async send(channel, recipient, message): Promise<PlatformResult<SendReceipt>> {
+  const sender = {
+    async send(channel: ChannelContext, recipient: Recipient, message: OutboundMessage): Promise<PlatformResult<SendReceipt>> {
       const chatId = recipient.externalId;
       if (!chatId) return { ok: false, retryable: false, code: 'no_recipient', message: 'The contact has no chat with the bot.' };
       const call = renderSend(chatId, message.content);
       if (!call.ok) return call;
       const sent = await api.call(tokenOf(channel), call.value.method, call.value.params);
       if (!sent.ok) return sent;
-      const messageId = ((sent.value ?? {}) as Json).message_id;
-      return { ok: true, value: { externalId: messageKey(chatId, messageId) ?? null } };
+      const key = messageKey(chatId, ((sent.value ?? {}) as Json).message_id);
+      return { ok: true, value: { externalIds: key === undefined ? [] : [key] } };
     },
+  };
 
-    async sendNotification(channel, recipient, notification): Promise<PlatformResult<null>> {
+  const notifications = {
+    async sendNotification(channel: ChannelContext, recipient: Recipient, notification: OutboundNotification): Promise<PlatformResult<null>> {
       if (notification.type !== 'typing_on')
         return { ok: false, retryable: false, code: 'unsupported', message: `botmsg has no notification of type '${notification.type}'.` };
       if (!recipient.externalId) return { ok: false, retryable: false, code: 'no_recipient', message: 'The contact has no chat with the bot.' };
       const sent = await api.call(tokenOf(channel), 'sendChatAction', { chat_id: recipient.externalId, action: 'typing' });
       return sent.ok ? { ok: true, value: null } : sent;
     },
+  };
 
-    parseInbound(call, channel) {
-      if (call.endpoint !== 'updates') return { ok: false, status: 404, message: 'No such inbound endpoint.' };
-      return parseUpdate(call, options.secretHeaderName, channel?.secrets.webhook_secret);
-    },
+  const channelInbound = {
+    endpoints: [{ name: UPDATES_ENDPOINT, methods: ['POST'] }] as const,
+    parse: (call: InboundCall, channel: ChannelContext) => parseUpdate(call, options.secretHeaderName, channel.secrets.webhook_secret),
+  };
 
+  const media = {
     /** getFile gives the file's path; the bytes are downloaded from the file URL with the bot's token. */
-    async fetchMedia(channel, media: InboundMedia): Promise<PlatformResult<FetchedMedia>> {
+    async fetchMedia(channel: ChannelContext, media: PlatformFile): Promise<PlatformResult<FetchedMedia>> {
       const token = tokenOf(channel);
       const file = await api.call(token, 'getFile', { file_id: media.ref });
       if (!file.ok) return file;
@@ -86,4 +106,6 @@ export function createBotmsgConnector(options: BotmsgOptions): Connector {
       return { ok: true, value: { bytes: got.value.bytes, mimeType, name: media.name ?? fileNameFromUrl(`http://x/${path}`, fileNameFor('file', mimeType)) } };
     },
   };
+
+  return defineConnector('botmsg', { verifier, sender, notifications, channelInbound, media });
 }

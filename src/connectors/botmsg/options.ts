@@ -9,8 +9,8 @@ export interface BotmsgOptions {
   apiUrl: string;
   /** Header in which the platform repeats the webhook's secret token. */
   secretHeaderName: string;
-  /** The service's inbound URL of a channel, registered as the bot's webhook. */
-  inboundUrl(channelId: string): string;
+  /** The service's inbound URL of a channel's endpoint (`{public_url}/inbound/{channel_id}/{endpoint}`), registered as the bot's webhook. */
+  inboundUrl(channelId: string, endpoint: string): string;
   timeoutMs: number;
   /** Largest received file copied into the file store (the platform serves downloads up to 20 MB). */
   maxMediaBytes: number;

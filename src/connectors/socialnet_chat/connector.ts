@@ -1,4 +1,16 @@
-import type { ChannelContext, Connector, FetchedMedia, InboundMedia, PlatformResult, PlatformProfile, Recipient, SendReceipt } from '../connector.js';
+import {
+  defineConnector,
+  type ChannelContext,
+  type ChannelInput,
+  type FetchedMedia,
+  type OutboundMessage,
+  type OutboundNotification,
+  type PlatformFile,
+  type PlatformResult,
+  type PlatformProfile,
+  type Recipient,
+  type SendReceipt,
+} from '../connector.js';
 import { fileNameFor, fileNameFromUrl } from '../http.js';
 import { GraphClient } from './graph.js';
 import { handshake, parseWebhook } from './inbound.js';
@@ -21,16 +33,14 @@ function pageOf(channel: ChannelContext): string {
   return String(channel.config.id ?? 'me');
 }
 
-export function createSocialnetChatConnector(options: SocialnetChatOptions): Connector {
+/** The roles socialnet_chat plays: every one but local delivery, platform state and channel-scoped inbound. */
+export function createSocialnetChatConnector(options: SocialnetChatOptions) {
   const graph = new GraphClient(options);
 
-  return {
-    type: 'socialnet_chat',
-    inboundScope: 'app',
+  const verifier = { verifyChannel: (input: ChannelInput) => verifyPage(graph, options, input) };
 
-    verifyChannel: (input) => verifyPage(graph, options, input),
-
-    async send(channel, recipient, message): Promise<PlatformResult<SendReceipt>> {
+  const sender = {
+    async send(channel: ChannelContext, recipient: Recipient, message: OutboundMessage): Promise<PlatformResult<SendReceipt>> {
       const to = renderRecipient(recipient);
       if (!to) return { ok: false, retryable: false, code: 'no_recipient', message: 'The contact has no id, user_ref or phone number the platform knows.' };
       const rendered = renderMessage(message.content, message.metadata);
@@ -41,12 +51,14 @@ export function createSocialnetChatConnector(options: SocialnetChatOptions): Con
         tokenOf(channel),
       );
       if (!sent.ok) return sent;
-      const receipt: SendReceipt = { externalId: typeof sent.value.message_id === 'string' ? sent.value.message_id : null };
+      const receipt: SendReceipt = { externalIds: typeof sent.value.message_id === 'string' ? [sent.value.message_id] : [] };
       if (!recipient.externalId && typeof sent.value.recipient_id === 'string') receipt.contactExternalId = sent.value.recipient_id;
       return { ok: true, value: receipt };
     },
+  };
 
-    async sendNotification(channel, recipient, notification): Promise<PlatformResult<null>> {
+  const notifications = {
+    async sendNotification(channel: ChannelContext, recipient: Recipient, notification: OutboundNotification): Promise<PlatformResult<null>> {
       const action = SENDER_ACTIONS[notification.type];
       if (!action) return { ok: false, retryable: false, code: 'unsupported', message: `socialnet_chat has no notification of type '${notification.type}'.` };
       if (!recipient.externalId)
@@ -59,8 +71,10 @@ export function createSocialnetChatConnector(options: SocialnetChatOptions): Con
       const sent = await graph.post(`${pageOf(channel)}/messages`, { recipient: { id: recipient.externalId }, sender_action: action }, tokenOf(channel));
       return sent.ok ? { ok: true, value: null } : sent;
     },
+  };
 
-    async pushSettings(channel, settings, changed): Promise<PlatformResult<null>> {
+  const settingsPusher = {
+    async pushSettings(channel: ChannelContext, settings: Record<string, unknown>, changed: readonly string[]): Promise<PlatformResult<null>> {
       const change = profileChange(settings, changed);
       if (!change.ok) return change;
       const path = `me/${options.profileEdge}`;
@@ -74,22 +88,20 @@ export function createSocialnetChatConnector(options: SocialnetChatOptions): Con
       }
       return { ok: true, value: null };
     },
+  };
 
-    answerHandshake: (call) => handshake(call, options.verifyToken),
-
-    parseInbound: (call) => parseWebhook(call, options.appSecret, options.appId),
-
-    channelKeyField: 'id',
-
-    async fetchMedia(_channel, media: InboundMedia): Promise<PlatformResult<FetchedMedia>> {
+  const media = {
+    async fetchMedia(_channel: ChannelContext, media: PlatformFile): Promise<PlatformResult<FetchedMedia>> {
       // Attachment and profile picture URLs are served by the platform's CDN without a token.
       const got = await options.media.download(media.ref, options.timeoutMs, options.maxMediaBytes);
       if (!got.ok) return got;
       const mimeType = media.mimeType ?? got.value.contentType;
       return { ok: true, value: { bytes: got.value.bytes, mimeType, name: media.name ?? fileNameFromUrl(media.ref, fileNameFor('file', mimeType)) } };
     },
+  };
 
-    async fetchProfile(channel, recipient: Recipient): Promise<PlatformResult<PlatformProfile>> {
+  const profiles = {
+    async fetchProfile(channel: ChannelContext, recipient: Recipient): Promise<PlatformResult<PlatformProfile>> {
       if (!recipient.externalId) return { ok: false, retryable: false, code: 'no_recipient', message: 'The contact has no platform id yet.' };
       const got = await graph.get(recipient.externalId, { fields: PROFILE_FIELDS }, tokenOf(channel));
       if (!got.ok) return got;
@@ -108,4 +120,16 @@ export function createSocialnetChatConnector(options: SocialnetChatOptions): Con
       return { ok: true, value: profile };
     },
   };
+
+  return defineConnector('socialnet_chat', {
+    verifier,
+    sender,
+    notifications,
+    settings: settingsPusher,
+    // One callback URL for the app: each event names its page, the channel's config `id`.
+    appInbound: { channelKeyField: 'id', parse: (call) => parseWebhook(call, options.appSecret, options.appId) },
+    handshake: { answerHandshake: (call) => handshake(call, options.verifyToken) },
+    media,
+    profiles,
+  });
 }

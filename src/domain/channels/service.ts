@@ -65,10 +65,10 @@ export class ChannelService {
 
   /** Credentials are checked with the platform before anything is saved. */
   private async verify(id: number, type: ChannelType, config: Record<string, unknown>, secrets: Record<string, string>) {
-    const connector = this.deps.connectors.get(type);
-    if (!connector?.verifyChannel) return { config, secrets };
+    const verifier = this.deps.connectors.role(type, 'verifier');
+    if (!verifier) return { config, secrets };
     // The id goes along so a platform can be told the channel's callback URL (botmsg webhook).
-    const result = await connector.verifyChannel({ id: String(id), type, config, secrets });
+    const result = await verifier.verifyChannel({ id: String(id), type, config, secrets });
     if (result.ok) return { config: { ...config, ...result.value.config }, secrets: { ...secrets, ...result.value.secrets } };
     if (result.retryable) throw ApiError.of('platform_error', `The platform could not be reached to verify the channel: ${result.message}`);
     const key = TYPE_SPECS[type].key ?? 'channel';

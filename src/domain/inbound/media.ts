@@ -1,4 +1,4 @@
-import type { ChannelContext, Connector, InboundContent } from '../../connectors/connector.js';
+import { isAttachedFile, type ChannelContext, type FetchedMedia, type InboundContent, type MediaFetcher } from '../../connectors/connector.js';
 import type { StoredFiles } from '../../files/stored-files.js';
 import type { Content } from '../../schemas/content.js';
 
@@ -8,12 +8,13 @@ export class MediaUnavailable extends Error {}
 /**
  * Received attachments are copied into the service's file store, because platform URLs expire
  * (messaging-api.md, point 7); the message carries the stored URL. A file the platform refuses
- * for good (gone, too large) keeps the platform's URL; one it cannot give now fails the call.
+ * for good (gone, too large) keeps the platform's URL; one it cannot give now fails the call. A
+ * file that came in the call's body (inbound mail) is stored as it is.
  */
 export async function neutralContent(
   content: InboundContent,
   quickReplyPayload: string | undefined,
-  rehost: { connector: Connector; channel: ChannelContext; files: StoredFiles; accountId: number; channelId: number; contactId: number },
+  rehost: { media: MediaFetcher | null; channel: ChannelContext; files: StoredFiles; accountId: number; channelId: number; contactId: number },
   onPermanentFailure: (message: string) => void,
 ): Promise<Content> {
   switch (content.type) {
@@ -26,21 +27,27 @@ export async function neutralContent(
     case 'location':
       return { type: 'location', payload: { latitude: content.latitude, longitude: content.longitude } };
     default: {
-      const { connector, channel, files } = rehost;
-      if (!connector.fetchMedia) return { type: content.type, payload: { url: content.media.ref } };
-      const fetched = await connector.fetchMedia(channel, content.media);
-      if (!fetched.ok) {
-        if (fetched.retryable) throw new MediaUnavailable(fetched.message);
-        onPermanentFailure(fetched.message);
-        return { type: content.type, payload: { url: /^https?:\/\//.test(content.media.ref) ? content.media.ref : '' } };
+      const { media, channel, files } = rehost;
+      const file = content.media;
+      let bytes: FetchedMedia;
+      if (isAttachedFile(file)) bytes = file;
+      else {
+        if (!media) return { type: content.type, payload: { url: file.ref } };
+        const fetched = await media.fetchMedia(channel, file);
+        if (!fetched.ok) {
+          if (fetched.retryable) throw new MediaUnavailable(fetched.message);
+          onPermanentFailure(fetched.message);
+          return { type: content.type, payload: { url: /^https?:\/\//.test(file.ref) ? file.ref : '' } };
+        }
+        bytes = fetched.value;
       }
       const stored = await files.save({
         accountId: rehost.accountId,
         channelId: rehost.channelId,
         contactId: rehost.contactId,
-        name: fetched.value.name,
-        mimeType: fetched.value.mimeType,
-        bytes: fetched.value.bytes,
+        name: bytes.name,
+        mimeType: bytes.mimeType,
+        bytes: bytes.bytes,
       });
       return { type: content.type, payload: { url: stored.url } };
     }

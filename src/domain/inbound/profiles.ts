@@ -27,12 +27,12 @@ export class ProfileLoader {
   constructor(private readonly deps: ProfileLoaderDeps) {}
 
   async ensure(channel: Channel, row: ContactRow): Promise<ContactRow> {
-    const connector = this.deps.connectors.get(channel.type);
-    if (!connector?.fetchProfile || !row.external_id) return row;
+    const profiles = this.deps.connectors.role(channel.type, 'profiles');
+    if (!profiles || !row.external_id) return row;
     const profile = JSON.parse(row.profile) as Record<string, unknown>;
     if (profile.profile_read_at !== undefined) return row;
     const ctx = channelContext(channel);
-    const got = await connector.fetchProfile(ctx, {
+    const got = await profiles.fetchProfile(ctx, {
       id: String(row.id),
       externalId: row.external_id,
       phoneNumber: row.phone_number,
@@ -49,8 +49,9 @@ export class ProfileLoader {
     const next: Record<string, unknown> = { ...profile, ...got.value.extra, profile_read_at: now };
     if (got.value.gender !== undefined) next.gender = got.value.gender;
     if (got.value.timeZone !== undefined) next.time_zone = got.value.timeZone;
-    if (got.value.photo && connector.fetchMedia) {
-      const picture = await connector.fetchMedia(ctx, got.value.photo);
+    const media = this.deps.connectors.role(channel.type, 'media');
+    if (got.value.photo && media) {
+      const picture = await media.fetchMedia(ctx, got.value.photo);
       if (picture.ok) {
         const stored = await this.deps.files.save({
           accountId: row.account_id,

@@ -10,10 +10,20 @@ import { isoTime } from '../../lib/clock.js';
 import type { SecretBox } from '../../lib/crypto.js';
 import type { Logger } from '../../lib/logger.js';
 import { ApiError } from '../../lib/errors.js';
-import { isChannelType, type ChannelMode } from '../../schemas/channel-types.js';
+import { isChannelType, type ChannelType } from '../../schemas/channel-types.js';
 import type { Card, Content } from '../../schemas/content.js';
 import type { EventType } from '../../schemas/events.js';
-import type { ChannelContext, Connector, ConnectorRegistry, InboundCall, InboundEvent, InboundParse, InboundUser } from '../../connectors/connector.js';
+import {
+  channelContextOf,
+  declaresEndpoint,
+  type AppInbound,
+  type ChannelContext,
+  type ConnectorRegistry,
+  type InboundCall,
+  type InboundEvent,
+  type InboundParse,
+  type InboundUser,
+} from '../../connectors/connector.js';
 import type { EventInput, Outbox } from '../events/outbox.js';
 import { decodeChannel, type Channel } from '../channels/view.js';
 import { InboundContacts } from './contacts.js';
@@ -30,9 +40,11 @@ export interface InboundServiceDeps {
   connectors: ConnectorRegistry;
   files: StoredFiles;
   defaultPhoneRegion: string | undefined;
+  /** `{base_url}`, the service's public address ending in /v1: the full URL of an inbound call is built from it. */
+  publicUrl: string;
   /** Told when an inbound event changed a contact's addressing (the send path caches contacts). */
   onContactChanged(contactId: number): void;
-  logger?: Pick<Logger, 'warn'>;
+  logger?: Pick<Logger, 'warn' | 'info'>;
 }
 
 /** What the platform is answered. */
@@ -45,7 +57,7 @@ export interface InboundAnswer {
 const OK: InboundAnswer = { status: 200, contentType: 'text/plain; charset=utf-8', body: 'EVENT_RECEIVED' };
 
 export function channelContext(channel: Channel): ChannelContext {
-  return { id: channel.id, type: channel.type, mode: channel.mode as ChannelMode, config: channel.config, secrets: channel.secrets };
+  return channelContextOf(channel);
 }
 
 function channelNotFound(): ApiError {
@@ -79,25 +91,45 @@ export class InboundService {
     });
   }
 
-  private appConnector(type: string): Connector {
-    const connector = isChannelType(type) ? this.deps.connectors.get(type) : undefined;
-    if (!connector || connector.inboundScope !== 'app' || !connector.parseInbound) throw ApiError.notFound();
-    return connector;
+  /**
+   * The full URL a platform called, as received: the public address (which ends in /v1) and the
+   * request's path and query as they arrived. Platforms that sign the URL hash exactly this.
+   */
+  callUrl(requestUrl: string): string {
+    let path = requestUrl;
+    // An absolute-form request line (`POST http://host/v1/...`) names the same path.
+    if (!path.startsWith('/')) {
+      try {
+        const parsed = new URL(path);
+        path = parsed.pathname + parsed.search;
+      } catch {
+        path = '/';
+      }
+    }
+    const base = this.deps.publicUrl.replace(/\/+$/, '');
+    return base.endsWith('/v1') && path.startsWith('/v1/') ? base + path.slice('/v1'.length) : new URL(base).origin + path;
+  }
+
+  private appInbound(type: string): { type: ChannelType; inbound: AppInbound } {
+    const inbound = isChannelType(type) ? this.deps.connectors.role(type, 'appInbound') : undefined;
+    if (!inbound || !isChannelType(type)) throw ApiError.notFound();
+    return { type, inbound };
   }
 
   /** GET on an app's inbound URL: the platform's subscription handshake. */
   handshake(type: string, call: InboundCall): InboundAnswer {
-    const answer = this.appConnector(type).answerHandshake?.(call);
+    const app = this.appInbound(type);
+    const answer = this.deps.connectors.role(app.type, 'handshake')?.answerHandshake(call);
     if (!answer) throw ApiError.notFound();
     return { status: answer.status, contentType: 'text/plain; charset=utf-8', body: answer.body };
   }
 
   /** One callback URL for a whole platform app: each event names its channel (e.g. the page). */
   async receiveForApp(type: string, call: InboundCall): Promise<InboundAnswer> {
-    const connector = this.appConnector(type);
-    const parsed = connector.parseInbound!(call, null);
+    const app = this.appInbound(type);
+    const parsed = app.inbound.parse(call);
     if (!parsed.ok) throw refusal(parsed);
-    const field = connector.channelKeyField ?? 'id';
+    const field = app.inbound.channelKeyField;
     const byKey = new Map<string, InboundEvent[]>();
     for (const event of parsed.events) {
       if (event.channelKey === undefined) continue;
@@ -118,18 +150,18 @@ export class InboundService {
   /**
    * A channel's own callback URL. The URL names a channel without any account's token, so it must
    * not tell whether a channel exists: a malformed, unknown or deleted id, a channel whose type
-   * has no such URL, an endpoint the type does not have, and a call that fails the channel's own
-   * check (a secret of another channel or of nobody) all get the same 404. Only a call the
-   * channel's check accepted learns more (400 for an unreadable body).
+   * has no such URL, an endpoint or method its connector does not declare, and a call that fails
+   * the channel's own check (a secret of another channel or of nobody) all get the same 404. Only
+   * a call the channel's check accepted learns more (400 for an unreadable body).
    */
   async receiveForChannel(rawChannelId: string, endpoint: string, call: InboundCall): Promise<InboundAnswer> {
     const id = parseId(rawChannelId);
     const row = id === null ? undefined : await this.deps.store.channels.getAnyAccount(id);
     if (!row) throw channelNotFound();
     const channel = decodeChannel(row, this.deps.box);
-    const connector = this.deps.connectors.get(channel.type);
-    if (!connector?.parseInbound || connector.inboundScope === 'app') throw channelNotFound();
-    const parsed = connector.parseInbound({ ...call, endpoint }, channelContext(channel));
+    const inbound = this.deps.connectors.role(channel.type, 'channelInbound');
+    if (!inbound || !declaresEndpoint(inbound.endpoints, endpoint, call.method)) throw channelNotFound();
+    const parsed = inbound.parse({ ...call, endpoint }, channelContext(channel));
     if (!parsed.ok) throw parsed.status === 400 ? refusal(parsed) : channelNotFound();
     await this.receive(channel, parsed.events);
     return parsed.reply ? { status: 200, ...parsed.reply } : OK;
@@ -160,7 +192,26 @@ export class InboundService {
         return this.postback(channel, event);
       case 'opt_in':
         return this.optIn(channel, event);
+      case 'status':
+      case 'opt_out':
+        return this.notStoredYet(channel, event);
+      default:
+        return unknownEvent(event);
     }
+  }
+
+  /**
+   * Status reports and opt-outs come from the asynchronous platforms, whose messages the send
+   * worker sends: they are stored (message status, `message_failed`, the contact's opt-out) with
+   * it. Until then a connector that reports them is answered 200 and the report is only logged,
+   * so the platform does not retry it.
+   */
+  private notStoredYet(channel: Channel, event: Extract<InboundEvent, { kind: 'status' | 'opt_out' }>): void {
+    const detail = event.kind === 'status' ? { message: event.report.messageExternalId, status: event.report.status } : { reason: event.reason };
+    this.deps.logger?.info(
+      { channel: channel.id, kind: event.kind, ...detail },
+      `inbound ${event.kind} not stored: this service stores them with the send worker`,
+    );
   }
 
   /** Writes one unit (rows with their event) and wakes the delivery workers. False when the unit was a duplicate or its contact is gone. */
@@ -202,19 +253,17 @@ export class InboundService {
     const channelId = Number(channel.id);
     // A delivery of a message already stored is answered without fetching its files again.
     if (await store.conversation.findByExternalId(channel.accountId, channelId, direction, event.externalId)) return;
-    const connector = this.deps.connectors.get(channel.type);
+    const media = this.deps.connectors.role(channel.type, 'media') ?? null;
     const matched =
       direction === 'received' && event.content.type === 'text' && event.content.matchQuickReplies && event.content.quickReplyPayload === undefined
         ? await this.quickReplyPayload(contact, event.content.text)
         : undefined;
-    const content = connector
-      ? await neutralContent(
-          event.content,
-          matched,
-          { connector, channel: channelContext(channel), files: this.deps.files, accountId: channel.accountId, channelId, contactId: contact.id },
-          (message) => this.deps.logger?.warn({ channel: channel.id, message: event.externalId }, `attachment kept at the platform's URL: ${message}`),
-        )
-      : ({ type: 'text', payload: '' } as Content);
+    const content = await neutralContent(
+      event.content,
+      matched,
+      { media, channel: channelContext(channel), files: this.deps.files, accountId: channel.accountId, channelId, contactId: contact.id },
+      (message) => this.deps.logger?.warn({ channel: channel.id, message: event.externalId }, `attachment kept at the platform's URL: ${message}`),
+    );
     const now = clock.now();
     const metadata = event.kind === 'echo' && event.platformMetadata !== undefined ? { platform_metadata: event.platformMetadata } : null;
     const { unit } = incomingMessageUnit(this.deps.outbox, {
@@ -309,6 +358,11 @@ export class InboundService {
     if (event.payload !== undefined) optIn.payload = event.payload;
     await this.write(this.unitFor(channel, contact, 'opt_in', { channel: channelRef(channel), contact: contactRef(contact), opt_in: optIn }, event.eventKey));
   }
+}
+
+/** The switch above names every kind: a kind added to the contract without a case fails to compile here. */
+function unknownEvent(event: never): never {
+  throw new Error(`inbound event of unknown kind: ${(event as { kind?: unknown }).kind}`);
 }
 
 function deliveredEvent(channel: Channel, contact: ContactRow, ids: number[], at: number): EventInput {

@@ -17,7 +17,7 @@ export type SendingPath = 'test' | 'queued' | 'direct' | 'unavailable';
 export function sendingPath(channel: Pick<Channel, 'type' | 'mode'>, connectors: ConnectorRegistry): SendingPath {
   if (channel.mode === 'test') return 'test';
   if (CAPABILITIES[channel.type].delivery === 'async') return 'queued';
-  return connectors.get(channel.type)?.send ? 'direct' : 'unavailable';
+  return connectors.role(channel.type, 'sender') ? 'direct' : 'unavailable';
 }
 
 export function unavailableError(channel: Pick<Channel, 'type'>): ApiError {

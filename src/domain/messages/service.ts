@@ -6,10 +6,9 @@ import type { IdGenerator } from '../../lib/ids.js';
 import { parseId } from '../../lib/ids.js';
 import type { Clock } from '../../lib/clock.js';
 import { ApiError } from '../../lib/errors.js';
-import type { ChannelMode } from '../../schemas/channel-types.js';
 import type { Content, Metadata, MessageView, SendMessageBody } from '../../schemas/content.js';
 import type { MessageWithStatusView } from '../../schemas/message-status.js';
-import type { ConnectorRegistry, PlatformFailure } from '../../connectors/connector.js';
+import { channelContextOf, type ConnectorRegistry, type PlatformFailure } from '../../connectors/connector.js';
 import type { Outbox } from '../events/outbox.js';
 import type { Channel } from '../channels/view.js';
 import type { ContactService, ResolvedContact } from '../contacts/service.js';
@@ -257,8 +256,8 @@ export class MessageService {
     address: ContactAddress,
     message: { id: string; content: Content; metadata: Metadata | undefined },
   ) {
-    const connector = this.deps.connectors.get(channel.type);
-    if (!connector?.send) throw unavailableError(channel);
+    const sender = this.deps.connectors.role(channel.type, 'sender');
+    if (!sender) throw unavailableError(channel);
     let metadata = message.metadata;
     // A send by phone number before the user opted in goes out under this tag (contract.md §3).
     if (
@@ -280,11 +279,13 @@ export class MessageService {
       address.form === 'phone_number'
         ? { ...(address.firstName ? { firstName: address.firstName } : {}), ...(address.lastName ? { lastName: address.lastName } : {}) }
         : {};
-    return connector.send(
-      { id: channel.id, type: channel.type, mode: channel.mode as ChannelMode, config: channel.config, secrets: channel.secrets },
+    const sent = await sender.send(
+      channelContextOf(channel),
       { id: String(r.id), externalId: r.external_id, phoneNumber: r.phone_number, userRef: r.user_ref, email: r.email, name: r.name, ...names },
       { id: message.id, content: message.content, ...(metadata ? { metadata } : {}) },
     );
+    // The message row holds one platform id: the synchronous platforms give one per send.
+    return sent.ok ? { ok: true as const, value: { externalId: sent.value.externalIds[0] ?? null } } : sent;
   }
 
   /** The `shared` mode allowance: counts what the channel sent plus the sends in flight here. */

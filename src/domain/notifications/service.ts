@@ -1,14 +1,11 @@
 import type { Store } from '../../store/store.js';
 import type { Clock } from '../../lib/clock.js';
-import { isoTime } from '../../lib/clock.js';
 import type { SecretBox } from '../../lib/crypto.js';
 import { parseId } from '../../lib/ids.js';
 import { ApiError, say } from '../../lib/errors.js';
-import type { ChannelMode } from '../../schemas/channel-types.js';
 import { CAPABILITIES } from '../../connectors/capabilities.js';
-import type { ConnectorRegistry } from '../../connectors/connector.js';
+import { channelContextOf, type ConnectorRegistry, type OutboundNotification } from '../../connectors/connector.js';
 import { decodeChannel, type Channel } from '../channels/view.js';
-import type { ChatPush } from '../webchat/push.js';
 import { CUSTOM_PAYLOAD_MAX_CHARS, type NotificationResponse, type SendNotificationBody } from './schemas.js';
 
 export interface NotificationServiceDeps {
@@ -16,14 +13,13 @@ export interface NotificationServiceDeps {
   clock: Clock;
   box: SecretBox;
   connectors: ConnectorRegistry;
-  chat: ChatPush;
 }
 
 /**
  * Send Notification: typing indicators, read receipts and (web chat only) custom payloads, sent
- * to a contact. A type the channel's platform lacks is refused (422). On service_chat the chat
- * server delivers it to every open connection of the contact; other types go through their
- * connector. `messages_read` also marks the contact's messages read.
+ * to a contact. A type the channel's platform lacks is refused (422). The type's connector sends
+ * it to the platform, or delivers it to the contact's open connections when the service itself
+ * is the platform. `messages_read` also marks the contact's messages read.
  */
 export class NotificationService {
   constructor(private readonly deps: NotificationServiceDeps) {}
@@ -36,7 +32,7 @@ export class NotificationService {
   }
 
   async send(accountId: number, body: SendNotificationBody): Promise<NotificationResponse> {
-    const { store, clock, connectors, chat } = this.deps;
+    const { store, clock, connectors } = this.deps;
     const channel = await this.channelOf(accountId, body.channel.id);
     const type = body.type;
     if (!CAPABILITIES[channel.type].notifications.includes(type)) {
@@ -53,23 +49,20 @@ export class NotificationService {
     const contact = contactId === null ? undefined : await store.contacts.get(accountId, Number(channel.id), contactId);
     if (!contact) throw ApiError.invalid('contact.id', body.contact.id, `Contact '${body.contact.id}' does not exist in channel '${channel.id}'.`);
 
+    // A platform is told first, and the read marks are stored only once it accepted; a type whose
+    // platform is the service itself (local delivery) pushes after the marks committed, so a
+    // browser told of them finds them.
+    const sender = connectors.role(channel.type, 'notifications');
+    const local = connectors.role(channel.type, 'localDelivery');
+    if (!sender && !local) {
+      throw ApiError.of('platform_error', `Notifications cannot be sent to ${channel.type} channels: this server has no platform connection for them yet.`);
+    }
     const now = clock.now();
-    if (channel.type === 'service_chat') {
-      if (type === 'messages_read') {
-        await store.transaction((tx) => tx.chat.markRead(accountId, contact.id, 'received', now, now));
-        chat.notification(String(contact.id), { type, last_read_timestamp: isoTime(now) });
-      } else if (type === 'custom') {
-        chat.notification(String(contact.id), { type, payload: body.payload });
-      } else {
-        chat.notification(String(contact.id), { type });
-      }
-    } else {
-      const connector = connectors.get(channel.type);
-      if (!connector?.sendNotification) {
-        throw ApiError.of('platform_error', `Notifications cannot be sent to ${channel.type} channels: this server has no platform connection for them yet.`);
-      }
-      const result = await connector.sendNotification(
-        { id: channel.id, type: channel.type, mode: channel.mode as ChannelMode, config: channel.config, secrets: channel.secrets },
+    const context = channelContextOf(channel);
+    const notification: OutboundNotification = { type, at: now, ...(type === 'custom' ? { payload: body.payload } : {}) };
+    if (sender) {
+      const result = await sender.sendNotification(
+        context,
         {
           id: String(contact.id),
           externalId: contact.external_id,
@@ -78,11 +71,12 @@ export class NotificationService {
           email: contact.email,
           name: contact.name,
         },
-        { type },
+        notification,
       );
       if (!result.ok) throw ApiError.of('platform_error', `The platform refused the notification: ${result.message}`);
-      if (type === 'messages_read') await store.transaction((tx) => tx.chat.markRead(accountId, contact.id, 'received', now, now));
     }
+    if (type === 'messages_read') await store.transaction((tx) => tx.chat.markRead(accountId, contact.id, 'received', now, now));
+    local?.deliverNotification(context, String(contact.id), notification);
 
     const response: NotificationResponse = { channel: { id: channel.id, type: channel.type }, contact: { id: String(contact.id) }, type };
     if (type === 'custom') response.payload = body.payload;

@@ -69,14 +69,14 @@ export class SettingsService {
 
   /** The platform must take the settings first; without a connector that can, nothing is stored. */
   private async applyOnPlatform(channel: Channel, settings: Settings, changed: string[]): Promise<void> {
-    const connector = this.deps.connectors.get(channel.type);
-    if (!connector?.pushSettings) {
+    const pusher = this.deps.connectors.role(channel.type, 'settings');
+    if (!pusher) {
       throw ApiError.of(
         'platform_error',
         `Settings of ${channel.type} channels act on the platform, and this server has no platform connection for them yet; nothing was changed.`,
       );
     }
-    const result = await connector.pushSettings(
+    const result = await pusher.pushSettings(
       { id: channel.id, type: channel.type, mode: channel.mode as ChannelMode, config: channel.config, secrets: channel.secrets },
       settings,
       changed,

@@ -1,7 +1,10 @@
 import type { ChatMessage, ServerNotification } from '../../schemas/chat.js';
+import type { MessageView } from '../../schemas/content.js';
+import type { WebChatPush } from '../../connectors/service_chat/connector.js';
+import { chatMessageFromView } from './view.js';
 
 /**
- * How the domain reaches a contact's open browser connections (all of them, on every server
+ * How the service reaches a contact's open browser connections (all of them, on every server
  * instance). The chat server implements it; until it is attached, nothing is pushed, and the
  * browser finds the messages with list_messages when it connects.
  */
@@ -10,15 +13,20 @@ export interface ChatPush {
   notification(contactId: string, notification: ServerNotification): void;
 }
 
-export class ChatPushRelay implements ChatPush {
+/**
+ * The service_chat connector's push port, wired to the chat server once it exists (a worker-only
+ * process has none). Messages are turned into the browser's view of them here (the site's sends
+ * are `received` from the user's side).
+ */
+export class ChatPushRelay implements WebChatPush {
   private target: ChatPush | null = null;
 
   attach(target: ChatPush | null): void {
     this.target = target;
   }
 
-  message(contactId: string, message: ChatMessage): void {
-    this.target?.message(contactId, message);
+  message(contactId: string, message: MessageView): void {
+    this.target?.message(contactId, chatMessageFromView(message));
   }
 
   notification(contactId: string, notification: ServerNotification): void {

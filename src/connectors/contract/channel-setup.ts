@@ -1,0 +1,55 @@
+import type { ChannelType } from '../../schemas/channel-types.js';
+import type { ChannelContext } from './channel.js';
+import type { PlatformResult } from './result.js';
+
+/** A channel being created or updated, before it is saved. */
+export interface ChannelInput {
+  /** The channel's id (already chosen on create), for platforms that must be told where to call back. */
+  id?: string;
+  type: ChannelType;
+  config: Record<string, unknown>;
+  secrets: Record<string, string>;
+}
+
+/** What a channel type's credential check gives back: fields read from the platform. */
+export interface VerifiedChannel {
+  config: Record<string, unknown>;
+  secrets: Record<string, string>;
+}
+
+/** Checks credentials with the platform before a channel is saved, reads what the platform knows, and registers the service's callback URL. */
+export interface ChannelVerifier {
+  verifyChannel(input: ChannelInput): Promise<PlatformResult<VerifiedChannel>>;
+}
+
+/**
+ * Applies channel settings on the platform (socialnet_chat: get-started button, menu, user
+ * input, whitelisted domains). `settings` is the whole new settings object (null = unset),
+ * `changed` the names the request touched. A type whose settings act on the platform cannot
+ * store them until this succeeds; its rate limit is reported with code `rate_limited`.
+ */
+export interface SettingsPusher {
+  pushSettings(channel: ChannelContext, settings: Record<string, unknown>, changed: readonly string[]): Promise<PlatformResult<null>>;
+}
+
+/**
+ * A channel's state on the platform side, where the platform has a life cycle of its own (the
+ * rbm agent: registered, verified, launched per region). `state` is the neutral value the
+ * channel type's definition shows (rbm: `agent_state`); `platformState` the platform's own.
+ */
+export interface PlatformChannelState {
+  state: string;
+  platformState: string;
+  /** Who the platform lets the channel send to now. */
+  reach: 'anyone' | 'testers' | 'nobody';
+}
+
+/** Reads the channel's state from the platform (a worker refreshes it; the API shows the last one read). */
+export interface ChannelStateReader {
+  readState(channel: ChannelContext): Promise<PlatformResult<PlatformChannelState>>;
+}
+
+/** Asks the platform to move the channel on in its life cycle (register the agent, request its launch); answers the state it is in now. */
+export interface ChannelStateRequester {
+  requestState(channel: ChannelContext, wanted: string): Promise<PlatformResult<PlatformChannelState>>;
+}

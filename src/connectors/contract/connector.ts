@@ -1,0 +1,69 @@
+import type { ChannelType } from '../../schemas/channel-types.js';
+import type { AppInbound, ChannelInbound, HandshakeAnswerer } from './inbound.js';
+import type { ChannelStateReader, ChannelStateRequester, ChannelVerifier, SettingsPusher } from './channel-setup.js';
+import type { LocalDelivery, NotificationSender, Sender } from './outbound.js';
+import type { MediaFetcher, ProfileReader } from './platform-reads.js';
+
+/**
+ * The roles a connector may play, by name. A connector implements the roles its platform has and
+ * no others; the domain asks the registry for a role (`connectors.role(type, 'sender')`) and gets
+ * the role's interface or nothing, never an object of optional methods.
+ */
+export interface ConnectorRoles {
+  /** Sends messages (synchronous types inside the request, asynchronous ones from the send worker). */
+  sender: Sender;
+  /** Sends typing indicators and read receipts to the platform. */
+  notifications: NotificationSender;
+  /** The service itself is the platform: delivers stored messages and notifications to open connections after the commit. */
+  localDelivery: LocalDelivery;
+  /** Receives calls on a channel's own URL, on the endpoints it declares. */
+  channelInbound: ChannelInbound;
+  /** Receives calls on one URL for the whole platform app. */
+  appInbound: AppInbound;
+  /** Answers the platform's subscription handshake (GET on the app's URL). */
+  handshake: HandshakeAnswerer;
+  /** Downloads files the platform holds. */
+  media: MediaFetcher;
+  /** Reads a user's profile. */
+  profiles: ProfileReader;
+  /** Checks credentials (and registers callbacks) before a channel is saved. */
+  verifier: ChannelVerifier;
+  /** Applies channel settings on the platform. */
+  settings: SettingsPusher;
+  /** Reads the channel's state on the platform (rbm agent life cycle). */
+  channelState: ChannelStateReader;
+  /** Moves the channel on in the platform's life cycle. */
+  channelStateRequests: ChannelStateRequester;
+}
+
+export type RoleName = keyof ConnectorRoles;
+
+export const ROLE_NAMES = [
+  'sender',
+  'notifications',
+  'localDelivery',
+  'channelInbound',
+  'appInbound',
+  'handshake',
+  'media',
+  'profiles',
+  'verifier',
+  'settings',
+  'channelState',
+  'channelStateRequests',
+] as const satisfies readonly RoleName[];
+
+/**
+ * One platform's connector: the roles it plays. `Connector<'sender' | 'media'>` has exactly
+ * those roles (a connector's own type says which it has); plain `Connector` is any connector, each
+ * role present or not.
+ */
+export interface Connector<R extends RoleName = never> {
+  readonly type: ChannelType;
+  readonly roles: [R] extends [never] ? Partial<ConnectorRoles> : { readonly [K in R]: ConnectorRoles[K] };
+}
+
+/** Builds a connector; its type keeps the exact roles given. */
+export function defineConnector<R extends RoleName>(type: ChannelType, roles: { readonly [K in R]: ConnectorRoles[K] }): Connector<R> {
+  return { type, roles } as Connector<R>;
+}
