@@ -1,4 +1,4 @@
-import { describe, test, before, after } from 'node:test';
+import { describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -38,7 +38,7 @@ function legacyPage(server: string, channelId: string): string {
 
 const browserSkip = chromiumMissing();
 
-for (const { dialect, skip } of await dialects()) {
+for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['a whitelisted page connects, sends, receives'] })) {
   describe(`socket.io-client 2.x in Chromium, long-polling with credentials (${dialect})`, { skip: skip || browserSkip }, () => {
     let s: TestServer;
     let browser: Browser;

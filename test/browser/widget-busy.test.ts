@@ -1,4 +1,4 @@
-import { describe, test, before, after } from 'node:test';
+import { describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { dialects, type Dialect } from '../helpers/databases.js';
@@ -26,7 +26,7 @@ interface Setup {
   close(): Promise<void>;
 }
 
-for (const { dialect, skip } of await dialects()) {
+for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['too many new sessions from the address'] })) {
   describe(`Web chat widget under the chat limits in Chromium (${dialect})`, { skip: skip || browserSkip }, () => {
     let browser: Browser;
     const clients: TestChatClient[] = [];

@@ -1,4 +1,4 @@
-import { describe, test, before, after } from 'node:test';
+import { describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { dialects } from '../helpers/databases.js';
@@ -17,7 +17,7 @@ import { chromiumMissing, launchChromium, servePage, shopPage, type PageServer }
 const browserSkip = chromiumMissing();
 const LONG = { timeout: 60_000 };
 
-for (const { dialect, skip } of await dialects()) {
+for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['the visitor writes; every message shows its time', 'while the server is away'] })) {
   describe(`Web chat widget: outbox, times, links and buttons in Chromium (${dialect})`, { skip: skip || browserSkip }, () => {
     let s: TestServer;
     let db: TestDatabase;

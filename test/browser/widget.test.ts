@@ -1,4 +1,4 @@
-import { describe, test, before, after } from 'node:test';
+import { describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +19,9 @@ const PICTURES = { '/img/trail.png': shoePicture([40, 44, 52]), '/img/city.png':
 
 const browserSkip = chromiumMissing();
 
-for (const { dialect, skip } of await dialects()) {
+for (const { dialect, skip, test } of await dialects({
+  postgresSmoke: ['the script tag puts a launcher on the page', 'the user sends text; the site receives', 'a reply through the API appears'],
+})) {
   describe(`Web chat widget in Chromium (${dialect})`, { skip: skip || browserSkip }, () => {
     let s: TestServer;
     let hooks: WebhookReceiver;

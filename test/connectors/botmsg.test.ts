@@ -1,4 +1,4 @@
-import { describe, test, before, after } from 'node:test';
+import { describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
 import type { WebhookReceiver } from '../chat/helpers/webhooks.js';
@@ -12,7 +12,7 @@ interface Bot {
   body: any;
 }
 
-for (const { dialect, skip } of await dialects()) {
+for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['received messages: text, media re-hosted', 'sending: text, media, location'] })) {
   describe(`botmsg connector over real HTTP (${dialect})`, { skip }, () => {
     let h: Harness;
     before(async () => {

@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
+import { test as nodeTest } from 'node:test';
 import pg from 'pg';
 import { openStore } from '../../src/store/open.js';
 
@@ -133,12 +134,44 @@ export async function createTestDatabase(dialect: Dialect, options: { migrated?:
   };
 }
 
-/** The dialects a suite runs on. PostgreSQL is skipped with a visible reason when unreachable, unless CI requires it. */
-export async function dialects(): Promise<Array<{ dialect: Dialect; skip: string | false }>> {
+export interface DialectRun {
+  dialect: Dialect;
+  /** A reason to skip the whole suite (PostgreSQL unreachable outside CI), or false. */
+  skip: string | false;
+  /** node:test's `test` for this dialect: on a PostgreSQL smoke run, tests outside the smoke set are skipped, saying why. */
+  test: typeof nodeTest;
+}
+
+/**
+ * The dialects a suite runs on. PostgreSQL is skipped with a visible reason when unreachable,
+ * unless CI requires it.
+ *
+ * `postgresSmoke` (test names, or their beginnings) makes the PostgreSQL run a smoke test: only
+ * those tests run there, the rest on SQLite only. For suites whose logic above the store is the
+ * same on both dialects (connectors, the browser widget): the dialect itself is covered by the
+ * store, queue and rate counter suites, which keep running everything on both.
+ */
+export async function dialects(options: { postgresSmoke?: string[] } = {}): Promise<DialectRun[]> {
   const pgOk = await postgresAvailable();
   if (!pgOk && process.env.CI === 'true') throw new Error(`PostgreSQL is required in CI but not reachable at ${PG_ADMIN_URL}`);
   return [
-    { dialect: 'sqlite', skip: false },
-    { dialect: 'postgres', skip: pgOk ? false : `PostgreSQL not reachable at ${PG_ADMIN_URL}` },
+    { dialect: 'sqlite', skip: false, test: nodeTest },
+    {
+      dialect: 'postgres',
+      skip: pgOk ? false : `PostgreSQL not reachable at ${PG_ADMIN_URL}`,
+      test: options.postgresSmoke ? smokeOnly(options.postgresSmoke) : nodeTest,
+    },
   ];
+}
+
+const SMOKE_SKIP = 'runs on SQLite only; on PostgreSQL this suite is a smoke test (the dialect is covered by the store suites)';
+
+function smokeOnly(names: string[]): typeof nodeTest {
+  const picked = (name: unknown) => typeof name === 'string' && names.some((n) => name.startsWith(n));
+  const smoke = (name: unknown, ...rest: unknown[]) => {
+    if (picked(name)) return (nodeTest as (...args: unknown[]) => Promise<void>)(name, ...rest);
+    const fn = rest.find((r) => typeof r === 'function');
+    return (nodeTest as (...args: unknown[]) => Promise<void>)(name, { skip: SMOKE_SKIP }, fn);
+  };
+  return Object.assign(smoke, nodeTest) as typeof nodeTest;
 }

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { STAND_INS } from '../../../sandbox/registry.js';
+import { entryArgs } from '../../helpers/entry-points.js';
 
 // `npm run sandbox` as a separate process (sandbox/main.ts), on ports chosen for the test.
 
@@ -34,7 +35,7 @@ export async function freePortBase(): Promise<number> {
 }
 
 export async function startSandbox(env: Record<string, string>): Promise<SandboxProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'sandbox/main.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, entryArgs('sandbox'), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => (out += String(d)));
   child.stderr.on('data', (d) => (out += String(d)));
