@@ -3,6 +3,7 @@ import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { Repos, type DialectName, type RateCounter, type Store } from './store.js';
 import type { DeliveryQueue } from './delivery-queue.js';
+import type { JobQueue } from './job-queue.js';
 import type { WriteUnit } from './write-unit.js';
 import type { ClusterBus } from './cluster-bus.js';
 
@@ -12,6 +13,7 @@ export abstract class KyselyStore extends Repos implements Store {
   abstract readonly instanceId: number;
   abstract readonly rateCounter: RateCounter;
   abstract readonly deliveryQueue: DeliveryQueue;
+  abstract readonly jobQueue: JobQueue;
 
   constructor(db: Kysely<Database>) {
     super(db);

@@ -1,3 +1,5 @@
+import type { ColumnType } from 'kysely';
+
 /**
  * Row types of every table, as Kysely sees them. Ids and times are integers (ms since the epoch)
  * in both dialects; JSON is stored as text so one query serves SQLite and PostgreSQL alike.
@@ -125,18 +127,38 @@ export interface DeliveryAttemptsTable {
   error: string | null;
 }
 
+/** A column the database fills with null (or its default) when an insert leaves it out. */
+type Optional<T> = ColumnType<T, T | undefined, T>;
+
+/**
+ * A row of the job queue (migration 010): a send job or other background work, claimed by the
+ * workers of the task kinds registered for `kind` (store/job-queue.ts).
+ */
 export interface JobsTable {
   id: number;
   account_id: number;
   channel_id: number;
+  /** The message a job is about (a send job); at most one job per message and kind. */
+  message_id: Optional<number | null>;
   kind: string;
+  /** The task's input (JSON), read by the handler of its kind. */
   payload: string;
+  /** `pending`, `running` (leased), `done`, `failed` or `expired`. */
   status: string;
+  /** Attempts started (counted when claimed); the job is not claimed again after `max_attempts`. */
   attempts: number;
+  max_attempts: Optional<number>;
+  /** When the job is due (injected clock). */
   run_at: number;
-  locked_until: number | null;
+  /** A job not run by then ends `expired` (injected clock); null: no expiry. */
+  expires_at: Optional<number | null>;
+  /** Token of the claim that holds the job, its wall-clock end, and the claiming process's instance number. */
+  lease_id: Optional<number | null>;
+  leased_until: Optional<number | null>;
+  instance_id: Optional<number | null>;
   last_error: string | null;
   created_at: number;
+  updated_at: number;
 }
 
 export interface RateCountersTable {

@@ -11,6 +11,7 @@ import { ChatRepo } from './repos/chat.js';
 import { ConversationRepo } from './repos/conversation.js';
 import type { WriteUnit } from './write-unit.js';
 import type { DeliveryQueue } from './delivery-queue.js';
+import type { JobQueue } from './job-queue.js';
 import type { ClusterBus } from './cluster-bus.js';
 
 export type { ClusterBus } from './cluster-bus.js';
@@ -66,6 +67,8 @@ export interface Store extends Repos {
   readonly rateCounter: RateCounter;
   /** The webhook delivery queue the workers claim from. */
   readonly deliveryQueue: DeliveryQueue;
+  /** The job queue (send jobs and other background work) the workers claim from. */
+  readonly jobQueue: JobQueue;
   transaction<T>(work: (tx: Repos) => Promise<T>): Promise<T>;
   /**
    * Inserts one unit's rows atomically, grouped with the units of other requests (group commit:

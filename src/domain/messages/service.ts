@@ -8,14 +8,14 @@ import type { Clock } from '../../lib/clock.js';
 import { ApiError } from '../../lib/errors.js';
 import type { Content, Metadata, MessageView, SendMessageBody } from '../../schemas/content.js';
 import type { MessageWithStatusView } from '../../schemas/message-status.js';
+import { definitionOf, type ContactActivity } from '../../channel-types/index.js';
 import { channelContextOf, type ConnectorRegistry, type PlatformFailure } from '../../connectors/connector.js';
 import type { Outbox } from '../events/outbox.js';
 import type { Channel } from '../channels/view.js';
 import type { ContactService, ResolvedContact } from '../contacts/service.js';
 import type { ChannelCache } from './channel-cache.js';
 import { parseAddress, type ContactAddress } from './addressing.js';
-import { checkCapabilities, checkMetadata, PHONE_OPT_IN_TAG } from './channel-rules.js';
-import { automaticMessageType } from './reply-window.js';
+import { checkCapabilities, checkMetadata } from './channel-rules.js';
 import { keyReusedError, requestHash } from './idempotency.js';
 import { parseSendRequest, type SendRequest } from './request.js';
 import { checkModeRules, sendingPath, sharedLimitError, unavailableError } from './sending.js';
@@ -219,14 +219,15 @@ export class MessageService {
             id: deps.ids.nextNumber(),
             account_id: accountId,
             channel_id: Number(channel.id),
+            message_id: id,
             kind: 'send',
             payload: JSON.stringify({ message_id: String(id), contact_id: String(contact.row.id) }),
             status: 'pending',
             attempts: 0,
             run_at: now,
-            locked_until: null,
             last_error: null,
             created_at: now,
+            updated_at: now,
           },
         ];
       }
@@ -258,23 +259,8 @@ export class MessageService {
   ) {
     const sender = this.deps.connectors.role(channel.type, 'sender');
     if (!sender) throw unavailableError(channel);
-    let metadata = message.metadata;
-    // A send by phone number before the user opted in goes out under this tag (contract.md §3).
-    if (
-      channel.type === 'socialnet_chat' &&
-      address.form === 'phone_number' &&
-      !contact.row.external_id &&
-      metadata?.tag === undefined &&
-      metadata?.type === undefined
-    ) {
-      metadata = { ...metadata, tag: PHONE_OPT_IN_TAG };
-    }
+    const metadata = await this.directMetadata(channel, contact, address, message.metadata);
     const r = contact.row;
-    // Without a tag or a type, the messaging window picks the type (reply-window.ts).
-    if (channel.type === 'socialnet_chat' && metadata?.tag === undefined && metadata?.type === undefined) {
-      const activity = contact.isNew ? { lastInboundAt: null, lastSentAt: null } : await this.deps.store.conversation.lastActivity(channel.accountId, r.id);
-      metadata = { ...metadata, type: automaticMessageType(this.deps.clock.now(), activity) };
-    }
     const names =
       address.form === 'phone_number'
         ? { ...(address.firstName ? { firstName: address.firstName } : {}), ...(address.lastName ? { lastName: address.lastName } : {}) }
@@ -286,6 +272,21 @@ export class MessageService {
     );
     // The message row holds one platform id: the synchronous platforms give one per send.
     return sent.ok ? { ok: true as const, value: { externalId: sent.value.externalIds[0] ?? null } } : sent;
+  }
+
+  /**
+   * The type's metadata defaults before a direct send (e.g. a tag or a message type the platform
+   * needs); the contact's last activity is read only when the defaults need it.
+   */
+  private async directMetadata(channel: Channel, contact: ResolvedContact, address: ContactAddress, metadata: Metadata | undefined) {
+    const defaults = definitionOf(channel.type).send.directDefaults;
+    if (!defaults) return metadata;
+    const facts = { byPhoneNumber: address.form === 'phone_number', contactKnown: Boolean(contact.row.external_id) };
+    let activity: ContactActivity | null = null;
+    if (defaults.needsActivity(metadata, facts)) {
+      activity = contact.isNew ? { lastInboundAt: null, lastSentAt: null } : await this.deps.store.conversation.lastActivity(channel.accountId, contact.row.id);
+    }
+    return defaults.apply(metadata, facts, this.deps.clock.now(), activity);
   }
 
   /** The `shared` mode allowance: counts what the channel sent plus the sends in flight here. */

@@ -8,11 +8,10 @@ import { sqliteRowidIds } from './006_sqlite_rowid_ids.js';
 import { inboundEventKeys } from './007_inbound_event_keys.js';
 import { tokenUse } from './008_token_use.js';
 import { chatUploadExpiry } from './009_chat_upload_expiry.js';
+import { jobQueue } from './010_job_queue.js';
+import type { Migration } from './migration.js';
 
-export interface Migration {
-  name: string;
-  up(db: Kysely<unknown>): Promise<void>;
-}
+export type { Migration } from './migration.js';
 
 /** Ordered list; append new migrations, never edit a released one. */
 export const MIGRATIONS: Migration[] = [
@@ -25,6 +24,7 @@ export const MIGRATIONS: Migration[] = [
   inboundEventKeys,
   tokenUse,
   chatUploadExpiry,
+  jobQueue,
 ];
 
 export const migrationProvider: MigrationProvider = {

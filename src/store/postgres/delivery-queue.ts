@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Database } from '../schema.js';
 import type { ClaimedDelivery, ClaimRequest, DeliveryOutcome, DeliveryQueue } from '../delivery-queue.js';
 import { attemptTuples, outcomeTuples, type ClaimedRow, toClaimed } from '../delivery-rows.js';
+import { announcer, listen } from './listen.js';
 
 const CHANNEL = 'parley_deliveries_due';
 
@@ -27,7 +28,8 @@ export interface QueueConnections {
  * their pending deliveries are written by the API with full durability, so none is ever lost.
  */
 export class PostgresDeliveryQueue implements DeliveryQueue {
-  private announcing = false;
+  /** NOTIFY, at most once per event-loop turn. */
+  readonly announce: () => void;
   private workerDb: Kysely<Database> | null = null;
 
   constructor(
@@ -35,7 +37,9 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
     /** Advisory-lock namespace of the instance leases (see PostgresStore). */
     private readonly lockNamespace: number,
     private readonly connections: QueueConnections,
-  ) {}
+  ) {
+    this.announce = announcer((channel) => sql`SELECT pg_notify(${channel}, '')`.execute(this.db), CHANNEL);
+  }
 
   /** Made on first use: only processes that run a worker need it. */
   private get wdb(): Kysely<Database> {
@@ -120,48 +124,9 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
     return Number(result.numAffectedRows ?? 0);
   }
 
-  announce(): void {
-    if (this.announcing) return;
-    this.announcing = true;
-    setImmediate(() => {
-      this.announcing = false;
-      sql`SELECT pg_notify(${CHANNEL}, '')`.execute(this.db).catch(() => undefined);
-    });
-  }
-
   /** Listens on its own connection, and connects again (telling the listener) if it drops. */
   subscribe(listener: () => void): () => Promise<void> {
-    let closed = false;
-    let stop: () => void = () => undefined;
-    const stopped = new Promise<void>((resolve) => (stop = resolve));
-    const run = async () => {
-      while (!closed) {
-        const c = this.connections.client();
-        const ended = new Promise<void>((resolve) => {
-          c.once('end', resolve);
-          c.on('error', () => resolve()); // a lost connection: connect again below
-        });
-        c.on('notification', () => listener());
-        try {
-          await c.connect();
-          if (!closed) {
-            await c.query(`LISTEN ${CHANNEL}`);
-            listener(); // anything announced while not listening
-            await Promise.race([ended, stopped]);
-          }
-        } catch {
-          // refused or lost: try again shortly
-        }
-        await c.end().catch(() => undefined);
-        if (!closed) await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, 1000))]);
-      }
-    };
-    const running = run();
-    return async () => {
-      closed = true;
-      stop();
-      await running;
-    };
+    return listen(() => this.connections.client(), CHANNEL, listener);
   }
 
   /** Ends the worker's pool (the store closes it with itself). */

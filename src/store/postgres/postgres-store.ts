@@ -6,6 +6,8 @@ import type { RateCounter } from '../store.js';
 import { MAX_INSTANCES } from '../../lib/ids.js';
 import type { DeliveryQueue } from '../delivery-queue.js';
 import { PostgresDeliveryQueue } from './delivery-queue.js';
+import type { JobQueue } from '../job-queue.js';
+import { PostgresJobQueue } from './job-queue.js';
 import { PostgresUnitWriter } from './unit-writer.js';
 import { LeasedRateCounter } from './leased-rate-counter.js';
 import { WriteBatcher } from '../write-batcher.js';
@@ -27,6 +29,7 @@ export class PostgresStore extends KyselyStore {
   readonly dialect = 'postgres' as const;
   readonly rateCounter: RateCounter;
   readonly deliveryQueue: DeliveryQueue;
+  readonly jobQueue: JobQueue;
   private readonly queue: PostgresDeliveryQueue;
 
   private readonly buses = new Set<ClusterBus>();
@@ -43,6 +46,7 @@ export class PostgresStore extends KyselyStore {
       pool: () => connections.workerPool(),
     });
     this.deliveryQueue = this.queue;
+    this.jobQueue = new PostgresJobQueue(this.db, LOCK_NAMESPACE, () => connections.listenClient());
     const writer = new PostgresUnitWriter(connections.pool);
     // A few batches in flight at once leave pool connections for reads; 100 units keep a statement's parameters bounded.
     this.batcher = new WriteBatcher((batch) => writer.flush(batch), { maxInFlight: 3, maxUnits: 100 });

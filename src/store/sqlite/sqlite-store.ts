@@ -5,6 +5,8 @@ import { KyselyStore } from '../base.js';
 import type { RateCounter } from '../store.js';
 import type { DeliveryQueue } from '../delivery-queue.js';
 import { SqliteDeliveryQueue } from './delivery-queue.js';
+import type { JobQueue } from '../job-queue.js';
+import { SqliteJobQueue } from './job-queue.js';
 import { SqliteUnitWriter } from './unit-writer.js';
 import { WriteBatcher } from '../write-batcher.js';
 import type { WriteUnit } from '../write-unit.js';
@@ -40,10 +42,12 @@ export class SqliteStore extends KyselyStore {
   readonly instanceId = 0;
   readonly rateCounter: RateCounter = new MemoryRateCounter();
   readonly deliveryQueue: DeliveryQueue;
+  readonly jobQueue: JobQueue;
 
   constructor(readonly connection: BetterSqlite3.Database) {
     super(new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) }));
     this.deliveryQueue = new SqliteDeliveryQueue(connection, this.db);
+    this.jobQueue = new SqliteJobQueue(connection, this.db);
     const writer = new SqliteUnitWriter(connection, this.db);
     this.batcher = new WriteBatcher((batch) => writer.flush(batch), { maxInFlight: 1, maxUnits: 1000 });
   }

@@ -1,0 +1,185 @@
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../lib/logger.js';
+import type { ClaimedJob, JobOutcome, JobQueue, NewJob } from '../store/job-queue.js';
+import { FifoAdmission } from './fifo-admission.js';
+import type { Lease, TaskContext, TaskKind, TaskSource } from './task.js';
+
+/** What a job's handler made of one attempt. */
+export type JobResult =
+  | { ok: true }
+  /** `retryable`: another attempt may succeed (at `retryAfterMs`, or on the kind's schedule). */
+  | { ok: false; retryable: boolean; error: string; retryAfterMs?: number };
+
+/** One kind of job: how its input is written into the row and read back, and what running it does. */
+export interface JobKind<Input> {
+  /** The `kind` column; at most one job per message and kind. */
+  readonly kind: string;
+  encode(input: Input): string;
+  /** Reads a row's payload; throws when it cannot (the job then fails without an attempt at the work). */
+  decode(payload: string): Input;
+  /** `signal` is aborted when the worker stops and its grace period is over. */
+  handle(input: Input, job: ClaimedJob, signal: AbortSignal): Promise<JobResult>;
+  /** Wait before the attempt after `attempts` failed ones (default: 30 s, doubling, at most an hour). */
+  retryDelayMs?(attempts: number): number;
+}
+
+/** Where a job belongs and how it may run; the rest of a NewJob comes from the kind and the input. */
+export interface JobPlacement {
+  id: number;
+  accountId: number;
+  channelId: number;
+  messageId?: number | null;
+  runAt: number;
+  expiresAt?: number | null;
+  maxAttempts?: number;
+}
+
+export function defaultRetryDelayMs(attempts: number): number {
+  return Math.min(30_000 * 2 ** Math.max(0, attempts - 1), 3_600_000);
+}
+
+/** The job kinds a worker runs (its handlers), by their `kind`. */
+export class JobKinds {
+  private readonly kinds = new Map<string, JobKind<unknown>>();
+
+  register<Input>(kind: JobKind<Input>): this {
+    if (this.kinds.has(kind.kind)) throw new Error(`job kind ${kind.kind} is registered twice`);
+    this.kinds.set(kind.kind, kind as JobKind<unknown>);
+    return this;
+  }
+
+  get(kind: string): JobKind<unknown> | undefined {
+    return this.kinds.get(kind);
+  }
+
+  names(): string[] {
+    return [...this.kinds.keys()];
+  }
+
+  get size(): number {
+    return this.kinds.size;
+  }
+}
+
+/** A job row for `kind` with `input`, ready for JobQueue.enqueue. */
+export function newJob<Input>(kind: JobKind<Input>, input: Input, placement: JobPlacement, createdAt: number): NewJob {
+  return {
+    id: placement.id,
+    accountId: placement.accountId,
+    channelId: placement.channelId,
+    messageId: placement.messageId ?? null,
+    kind: kind.kind,
+    payload: kind.encode(input),
+    runAt: placement.runAt,
+    expiresAt: placement.expiresAt ?? null,
+    maxAttempts: placement.maxAttempts ?? 1,
+    createdAt,
+  };
+}
+
+export interface JobsTaskOptions {
+  queue: JobQueue;
+  kinds: JobKinds;
+  /** Due-ness, expiry and retry times (injected clock). */
+  clock: Clock;
+  /** Wall time, for the lease checks of the expiry sweep. */
+  wallClock: Clock;
+  /** Jobs running at once. */
+  concurrency: number;
+  /** How long a claim holds a job: longer than any attempt may take. */
+  leaseMs: number;
+  logger: Logger;
+}
+
+/**
+ * The jobs table as a task kind of the queue runner: claims due jobs of the registered kinds,
+ * runs each with its kind's handler, and writes back `done`, a retry (pending again, while
+ * attempts are left and before it expires) or `failed`. Its periodic sweep also ends the jobs
+ * that expired. A job cut off by stop is given back with its attempt.
+ */
+export class JobsTask implements TaskKind<ClaimedJob, ClaimedJob, JobOutcome>, TaskSource<ClaimedJob, JobOutcome> {
+  readonly name = 'jobs';
+  readonly source = this;
+  readonly admission: FifoAdmission<ClaimedJob>;
+  readonly leaseMs: number;
+
+  constructor(private readonly o: JobsTaskOptions) {
+    this.admission = new FifoAdmission(o.concurrency);
+    this.leaseMs = o.leaseMs;
+  }
+
+  async claim(lease: Lease, limit: number): Promise<ClaimedJob[]> {
+    const jobs = await this.o.queue.claim({
+      kinds: this.o.kinds.names(),
+      now: this.o.clock.now(),
+      leaseNow: lease.now,
+      leaseUntil: lease.until,
+      leaseId: lease.id,
+      instanceId: lease.instanceId,
+      limit,
+    });
+    this.admission.more = jobs.length >= limit;
+    return jobs;
+  }
+
+  complete(outcomes: readonly JobOutcome[]): Promise<void> {
+    return this.o.queue.complete(outcomes);
+  }
+
+  async release(jobs: readonly ClaimedJob[]): Promise<void> {
+    const byLease = new Map<number, number[]>();
+    for (const job of jobs) byLease.set(job.leaseId, [...(byLease.get(job.leaseId) ?? []), job.id]);
+    for (const [leaseId, ids] of byLease) await this.o.queue.release(ids, leaseId);
+  }
+
+  /** Frees the jobs of processes that ended, then ends those that expired. */
+  async releaseOrphans(ownInstance: number | null): Promise<number> {
+    const freed = await this.o.queue.releaseOrphans(ownInstance);
+    const ended = await this.o.queue.expire(this.o.clock.now(), this.o.wallClock.now());
+    if (ended > 0) this.o.logger.info({ ended }, 'jobs expired or lost their last attempt');
+    return freed;
+  }
+
+  subscribe(listener: () => void): () => Promise<void> {
+    return this.o.queue.subscribe(listener);
+  }
+
+  async run(job: ClaimedJob, context: TaskContext<JobOutcome>): Promise<void> {
+    const kind = this.o.kinds.get(job.kind);
+    const result = kind
+      ? await this.attempt(kind, job, context.signal)
+      : { ok: false as const, retryable: false, error: `No handler for jobs of kind ${job.kind}.` };
+    if (!result.ok && context.signal.aborted) {
+      // Cut off by stop: not the job's failure, so not an attempt. Another run takes it.
+      await this.o.queue.release([job.id], job.leaseId).catch(() => undefined);
+      return;
+    }
+    const now = this.o.clock.now();
+    if (result.ok) {
+      context.record({ id: job.id, leaseId: job.leaseId, status: 'done', runAt: now, lastError: null, updatedAt: now });
+      return;
+    }
+    const runAt = now + (result.retryAfterMs ?? kind?.retryDelayMs?.(job.attempts) ?? defaultRetryDelayMs(job.attempts));
+    const again = result.retryable && job.attempts < job.maxAttempts && (job.expiresAt === null || runAt < job.expiresAt);
+    context.record({ id: job.id, leaseId: job.leaseId, status: again ? 'pending' : 'failed', runAt, lastError: result.error, updatedAt: now });
+  }
+
+  /** One attempt: a payload that cannot be read fails for good, a handler that throws may be tried again. */
+  private async attempt(kind: JobKind<unknown>, job: ClaimedJob, signal: AbortSignal): Promise<JobResult> {
+    let input: unknown;
+    try {
+      input = kind.decode(job.payload);
+    } catch (error) {
+      return { ok: false, retryable: false, error: `The job's payload cannot be read: ${messageOf(error)}` };
+    }
+    try {
+      return await kind.handle(input, job, signal);
+    } catch (error) {
+      return { ok: false, retryable: true, error: messageOf(error) };
+    }
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,120 @@
+import type pg from 'pg';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+import type { ClaimedJob, JobClaimRequest, JobOutcome, JobQueue, NewJob } from '../job-queue.js';
+import { LAPSED_ERROR, ORPHANED_ERROR, jobRow, toClaimedJobs, type ClaimedJobRow } from '../job-rows.js';
+import { announcer, listen } from './listen.js';
+
+const CHANNEL = 'parley_jobs_due';
+
+/**
+ * The job queue on PostgreSQL, shared by any number of worker processes. A claim locks the due
+ * jobs it picks with FOR UPDATE SKIP LOCKED and leases them in the same statement, so two workers
+ * claiming at once take disjoint jobs without waiting for each other; the lease keeps the others
+ * off afterwards. Unlike the webhook worker's writes, a job's outcome commits durably: a send job
+ * forgotten by a database crash would be sent twice.
+ */
+export class PostgresJobQueue implements JobQueue {
+  readonly announce: () => void;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    /** Advisory-lock namespace of the instance leases (see PostgresStore). */
+    private readonly lockNamespace: number,
+    /** A client outside every pool, for LISTEN. */
+    private readonly listenClient: () => pg.Client,
+  ) {
+    this.announce = announcer((channel) => sql`SELECT pg_notify(${channel}, '')`.execute(this.db), CHANNEL);
+  }
+
+  async enqueue(jobs: readonly NewJob[]): Promise<number> {
+    if (jobs.length === 0) return 0;
+    const result = await this.db
+      .insertInto('jobs')
+      .values(jobs.map(jobRow))
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0);
+  }
+
+  async claim(r: JobClaimRequest): Promise<ClaimedJob[]> {
+    if (r.limit <= 0 || r.kinds.length === 0) return [];
+    const { rows } = await sql<ClaimedJobRow>`
+      WITH picked AS MATERIALIZED (
+        SELECT id FROM jobs
+        WHERE kind = ANY(${[...r.kinds]}::text[])
+          AND ((status = 'pending' AND run_at <= ${r.now}) OR (status = 'running' AND leased_until < ${r.leaseNow}))
+          AND attempts < max_attempts
+          AND (expires_at IS NULL OR expires_at > ${r.now})
+        ORDER BY run_at, id
+        LIMIT ${r.limit}
+        FOR UPDATE SKIP LOCKED)
+      UPDATE jobs j SET status = 'running', attempts = j.attempts + 1, lease_id = ${r.leaseId}, leased_until = ${r.leaseUntil},
+        instance_id = ${r.instanceId}, updated_at = ${r.now}
+      FROM picked p
+      WHERE j.id = p.id
+      RETURNING j.id, j.kind, j.account_id, j.channel_id, j.message_id, j.payload, j.attempts, j.max_attempts, j.expires_at`.execute(this.db);
+    return toClaimedJobs(rows, r.leaseId);
+  }
+
+  async complete(outcomes: readonly JobOutcome[]): Promise<void> {
+    if (outcomes.length === 0) return;
+    const values = JSON.stringify(outcomes.map((o) => [o.id, o.leaseId, o.status, o.runAt, o.lastError, o.updatedAt]));
+    await sql`
+      UPDATE jobs j SET status = v.status, run_at = CASE WHEN v.status = 'pending' THEN v.run_at ELSE j.run_at END,
+        last_error = v.error, updated_at = v.updated_at, lease_id = NULL, leased_until = NULL
+      FROM (SELECT (x->>0)::bigint AS id, (x->>1)::bigint AS lease_id, x->>2 AS status, (x->>3)::bigint AS run_at,
+                   x->>4 AS error, (x->>5)::bigint AS updated_at
+            FROM json_array_elements(${values}::json) AS o(x)) AS v
+      WHERE j.id = v.id AND j.lease_id = v.lease_id AND j.status = 'running'`.execute(this.db);
+  }
+
+  async release(ids: readonly number[], leaseId: number): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db
+      .updateTable('jobs')
+      .set((eb) => ({ status: 'pending', attempts: eb('attempts', '-', 1), lease_id: null, leased_until: null }))
+      .where('id', 'in', [...ids])
+      .where('lease_id', '=', leaseId)
+      .where('status', '=', 'running')
+      .execute();
+  }
+
+  /** A lease whose instance number nobody holds (an advisory lock of PostgresStore) belongs to a process that ended. */
+  async releaseOrphans(ownInstance: number | null): Promise<number> {
+    const own = ownInstance === null ? sql`FALSE` : sql`instance_id = ${ownInstance}`;
+    const result = await sql`
+      UPDATE jobs SET status = CASE WHEN attempts < max_attempts THEN 'pending' ELSE 'failed' END,
+        last_error = CASE WHEN attempts < max_attempts THEN last_error ELSE ${ORPHANED_ERROR} END,
+        lease_id = NULL, leased_until = NULL
+      WHERE status = 'running'
+        AND (${own} OR instance_id IS NULL OR instance_id NOT IN (
+          SELECT objid::bigint FROM pg_locks
+          WHERE locktype = 'advisory' AND classid = ${this.lockNamespace}::bigint::oid AND objsubid = 2 AND granted))`.execute(this.db);
+    return Number(result.numAffectedRows ?? 0);
+  }
+
+  expire(now: number, leaseNow: number): Promise<number> {
+    return this.db.transaction().execute(async (tx) => {
+      const expired = await tx
+        .updateTable('jobs')
+        .set({ status: 'expired', lease_id: null, leased_until: null, updated_at: now })
+        .where('expires_at', 'is not', null)
+        .where('expires_at', '<=', now)
+        .where((eb) => eb.or([eb('status', '=', 'pending'), eb.and([eb('status', '=', 'running'), eb('leased_until', '<', leaseNow)])]))
+        .executeTakeFirst();
+      const lapsed = await tx
+        .updateTable('jobs')
+        .set({ status: 'failed', last_error: LAPSED_ERROR, lease_id: null, leased_until: null, updated_at: now })
+        .where('status', '=', 'running')
+        .where('leased_until', '<', leaseNow)
+        .whereRef('attempts', '>=', 'max_attempts')
+        .executeTakeFirst();
+      return Number(expired.numUpdatedRows) + Number(lapsed.numUpdatedRows);
+    });
+  }
+
+  subscribe(listener: () => void): () => Promise<void> {
+    return listen(this.listenClient, CHANNEL, listener);
+  }
+}

@@ -1,0 +1,146 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+import type { ClaimedJob, JobClaimRequest, JobOutcome, JobQueue, NewJob } from '../job-queue.js';
+import { CLAIMED_JOB_COLUMNS, LAPSED_ERROR, ORPHANED_ERROR, jobRow, toClaimedJobs, type ClaimedJobRow } from '../job-rows.js';
+
+// Due pending jobs, and running ones whose lease ran out, in (run_at, id) order from jobs_claim.
+const CLAIM = `
+  UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_id = @leaseId, leased_until = @leaseUntil,
+    instance_id = @instanceId, updated_at = @now
+  WHERE id IN (
+    SELECT id FROM jobs
+    WHERE kind IN (SELECT value FROM json_each(@kinds))
+      AND ((status = 'pending' AND run_at <= @now) OR (status = 'running' AND leased_until < @leaseNow))
+      AND attempts < max_attempts
+      AND (expires_at IS NULL OR expires_at > @now)
+    ORDER BY run_at, id
+    LIMIT @limit)
+  RETURNING ${CLAIMED_JOB_COLUMNS}`;
+
+const COMPLETE = `
+  UPDATE jobs SET status = @status, run_at = CASE WHEN @status = 'pending' THEN @runAt ELSE run_at END,
+    last_error = @lastError, updated_at = @updatedAt, lease_id = NULL, leased_until = NULL
+  WHERE id = @id AND lease_id = @leaseId AND status = 'running'`;
+
+const RELEASE = `
+  UPDATE jobs SET status = 'pending', attempts = attempts - 1, lease_id = NULL, leased_until = NULL
+  WHERE lease_id = ? AND status = 'running' AND id IN (SELECT value FROM json_each(?))`;
+
+/**
+ * The job queue on SQLite. One process owns the file, so a claim needs no row locks: one UPDATE
+ * picks the due jobs and leases them, run synchronously while holding Kysely's connection, so no
+ * other transaction interleaves.
+ */
+export class SqliteJobQueue implements JobQueue {
+  private prepared: {
+    claim: BetterSqlite3.Statement;
+    complete: (outcomes: readonly JobOutcome[]) => void;
+    release: BetterSqlite3.Statement;
+  } | null = null;
+
+  constructor(
+    private readonly connection: BetterSqlite3.Database,
+    private readonly db: Kysely<Database>,
+  ) {}
+
+  /** Prepared on first use: the table has its columns only after the migrations ran. */
+  private get statements() {
+    if (!this.prepared) {
+      const complete = this.connection.prepare(COMPLETE);
+      this.prepared = {
+        claim: this.connection.prepare(CLAIM),
+        complete: this.connection.transaction((outcomes: readonly JobOutcome[]) => {
+          for (const o of outcomes) complete.run({ ...o });
+        }),
+        release: this.connection.prepare(RELEASE),
+      };
+    }
+    return this.prepared;
+  }
+
+  private exclusive<T>(work: () => T): Promise<T> {
+    return this.db.connection().execute(async () => work());
+  }
+
+  async enqueue(jobs: readonly NewJob[]): Promise<number> {
+    if (jobs.length === 0) return 0;
+    const result = await this.db
+      .insertInto('jobs')
+      .values(jobs.map(jobRow))
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0);
+  }
+
+  claim(r: JobClaimRequest): Promise<ClaimedJob[]> {
+    if (r.limit <= 0 || r.kinds.length === 0) return Promise.resolve([]);
+    return this.exclusive(() => {
+      const rows = this.statements.claim.all({
+        kinds: JSON.stringify(r.kinds),
+        now: r.now,
+        leaseNow: r.leaseNow,
+        leaseUntil: r.leaseUntil,
+        leaseId: r.leaseId,
+        instanceId: r.instanceId,
+        limit: r.limit,
+      }) as ClaimedJobRow[];
+      return toClaimedJobs(rows, r.leaseId);
+    });
+  }
+
+  complete(outcomes: readonly JobOutcome[]): Promise<void> {
+    if (outcomes.length === 0) return Promise.resolve();
+    return this.exclusive(() => this.statements.complete(outcomes));
+  }
+
+  release(ids: readonly number[], leaseId: number): Promise<void> {
+    if (ids.length === 0) return Promise.resolve();
+    return this.exclusive(() => {
+      this.statements.release.run(leaseId, JSON.stringify(ids));
+    });
+  }
+
+  /** Only this process uses the file, so every lease found at start belongs to a process that ended. */
+  async releaseOrphans(ownInstance: number | null): Promise<number> {
+    if (ownInstance === null) return 0;
+    const result = await this.db
+      .updateTable('jobs')
+      .set((eb) => ({
+        status: eb.case().when('attempts', '<', eb.ref('max_attempts')).then('pending').else('failed').end(),
+        last_error: eb.case().when('attempts', '<', eb.ref('max_attempts')).then(eb.ref('last_error')).else(ORPHANED_ERROR).end(),
+        lease_id: null,
+        leased_until: null,
+      }))
+      .where('status', '=', 'running')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  expire(now: number, leaseNow: number): Promise<number> {
+    return this.db.transaction().execute(async (tx) => {
+      const expired = await tx
+        .updateTable('jobs')
+        .set({ status: 'expired', lease_id: null, leased_until: null, updated_at: now })
+        .where('expires_at', 'is not', null)
+        .where('expires_at', '<=', now)
+        .where((eb) => eb.or([eb('status', '=', 'pending'), eb.and([eb('status', '=', 'running'), eb('leased_until', '<', leaseNow)])]))
+        .executeTakeFirst();
+      const lapsed = await tx
+        .updateTable('jobs')
+        .set({ status: 'failed', last_error: LAPSED_ERROR, lease_id: null, leased_until: null, updated_at: now })
+        .where('status', '=', 'running')
+        .where('leased_until', '<', leaseNow)
+        .whereRef('attempts', '>=', 'max_attempts')
+        .executeTakeFirst();
+      return Number(expired.numUpdatedRows) + Number(lapsed.numUpdatedRows);
+    });
+  }
+
+  /** One process serves a SQLite file: its worker is woken in process. */
+  announce(): void {}
+
+  subscribe(): () => Promise<void> {
+    return () => Promise.resolve();
+  }
+}

@@ -1,0 +1,471 @@
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { dialects, createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { openStore } from '../../src/store/open.js';
+import type { Store } from '../../src/store/store.js';
+import type { JobOutcome, JobQueue, NewJob } from '../../src/store/job-queue.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import { createLogger } from '../../src/lib/logger.js';
+import { QueueRunner } from '../../src/queue/runner.js';
+import { JobKinds, JobsTask, newJob, type JobKind, type JobResult } from '../../src/queue/jobs-task.js';
+import type { ClaimedJob } from '../../src/store/job-queue.js';
+
+/**
+ * One contract, both dialects: the job queue of the store (store/job-queue.ts) and the queue
+ * runner over it (queue/runner.ts, queue/jobs-task.ts). Waits are on events (a handler called,
+ * outcomes written) and time is the injected clock, never a fixed sleep.
+ */
+
+const logger = createLogger('silent');
+const LEASE_MS = 60_000;
+
+/** A promise with its resolve function, for waiting on events. */
+function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** The queue, telling `onComplete` after each batch of outcomes is written. */
+function observed(queue: JobQueue, onComplete: (outcomes: readonly JobOutcome[]) => void): JobQueue {
+  return new Proxy(queue, {
+    get(target, key, receiver) {
+      if (key === 'complete')
+        return async (outcomes: readonly JobOutcome[]) => {
+          await target.complete(outcomes);
+          onComplete(outcomes);
+        };
+      const value = Reflect.get(target, key, receiver) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+for (const { dialect, skip } of await dialects()) {
+  describe(`Job queue (${dialect})`, { skip }, () => {
+    let db: TestDatabase;
+    let store: Store;
+    let nextId = 1000;
+    const id = () => ++nextId;
+    const ACCOUNT = 1;
+    const CHANNEL = 2;
+    const CONTACT = 3;
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const wall = new ManualClock(Date.UTC(2026, 0, 1));
+
+    before(async () => {
+      db = await createTestDatabase(dialect);
+      store = await openStore(db.url);
+      await store.migrate();
+      await store.accounts.insert({ id: ACCOUNT, name: 'a', plan: 'free', hourly_limit: null, concurrency_limit: null, created_at: 1 });
+      await store.channels.insert({
+        id: CHANNEL,
+        account_id: ACCOUNT,
+        type: 'service_chat',
+        name: 'c',
+        mode: 'production',
+        config: '{}',
+        secrets: null,
+        webhook_id: null,
+        webhook_url: null,
+        webhook_secret: null,
+        webhook_ssl_verification: 1,
+        settings: '{}',
+        created_at: 1,
+        updated_at: 1,
+      });
+      await store.contacts.insert({
+        id: CONTACT,
+        account_id: ACCOUNT,
+        channel_id: CHANNEL,
+        external_id: 'x',
+        phone_number: null,
+        email: null,
+        user_ref: null,
+        name: null,
+        profile: '{}',
+        created_at: 1,
+        updated_at: 1,
+      });
+    });
+    after(async () => {
+      await store?.close();
+      await db?.drop();
+    });
+
+    async function message(): Promise<number> {
+      const messageId = id();
+      await store.batchWrite({
+        insert: {
+          messages: [
+            {
+              id: messageId,
+              account_id: ACCOUNT,
+              channel_id: CHANNEL,
+              contact_id: CONTACT,
+              direction: 'sent',
+              content: '{}',
+              metadata: null,
+              status: 'accepted',
+              external_id: null,
+              error: null,
+              idempotency_key: null,
+              request_hash: null,
+              sent_at: 1,
+              delivered_at: null,
+              read_at: null,
+              created_at: 1,
+            },
+          ],
+        },
+      });
+      return messageId;
+    }
+
+    function job(kind: string, fields: Partial<NewJob> = {}): NewJob {
+      return {
+        id: id(),
+        accountId: ACCOUNT,
+        channelId: CHANNEL,
+        messageId: null,
+        kind,
+        payload: '{}',
+        runAt: clock.now(),
+        expiresAt: null,
+        maxAttempts: 1,
+        createdAt: clock.now(),
+        ...fields,
+      };
+    }
+
+    const row = (jobId: number) => store.db.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirstOrThrow();
+
+    function claimRequest(kinds: string[], fields: { leaseId?: number; instanceId?: number; limit?: number } = {}) {
+      return {
+        kinds,
+        now: clock.now(),
+        leaseNow: wall.now(),
+        leaseUntil: wall.now() + LEASE_MS,
+        leaseId: fields.leaseId ?? id(),
+        instanceId: fields.instanceId ?? store.instanceId,
+        limit: fields.limit ?? 10,
+      };
+    }
+
+    /** A job kind whose handler the test drives. */
+    function kindOf(kind: string, handle: (job: ClaimedJob, signal: AbortSignal) => Promise<JobResult>): JobKind<unknown> {
+      return {
+        kind,
+        encode: (input) => JSON.stringify(input),
+        decode: (payload) => JSON.parse(payload) as unknown,
+        handle: (_input, j, signal) => handle(j, signal),
+      };
+    }
+
+    function runnerFor(
+      s: Store,
+      kind: JobKind<unknown>,
+      options: { onComplete?: (o: readonly JobOutcome[]) => void; concurrency?: number; graceMs?: number } = {},
+    ) {
+      const kinds = new JobKinds().register(kind);
+      const task = new JobsTask({
+        queue: observed(s.jobQueue, options.onComplete ?? (() => undefined)),
+        kinds,
+        clock,
+        wallClock: wall,
+        concurrency: options.concurrency ?? 4,
+        leaseMs: LEASE_MS,
+        logger,
+      });
+      return new QueueRunner(task, { instanceId: s.instanceId, nextId: id, pollMs: 20, logger, wallClock: wall, shutdownGraceMs: options.graceMs ?? 5000 });
+    }
+
+    /** Resolves once the outcomes of `ids` are all written. */
+    function outcomesOf(ids: number[]): { onComplete: (o: readonly JobOutcome[]) => void; written: Promise<void> } {
+      const left = new Set(ids);
+      const done = deferred();
+      return {
+        onComplete: (outcomes) => {
+          for (const o of outcomes) left.delete(o.id);
+          if (left.size === 0) done.resolve();
+        },
+        written: done.promise,
+      };
+    }
+
+    test('enqueue is idempotent per message and kind', async () => {
+      const m = await message();
+      assert.equal(await store.jobQueue.enqueue([job('idem-a', { messageId: m })]), 1);
+      assert.equal(await store.jobQueue.enqueue([job('idem-a', { messageId: m })]), 0, 'the same message and kind again');
+      assert.equal(await store.jobQueue.enqueue([job('idem-b', { messageId: m })]), 1, 'another kind for the message');
+      assert.equal(await store.jobQueue.enqueue([job('idem-a'), job('idem-a')]), 2, 'jobs not about a message are not deduplicated');
+      const rows = await store.db.selectFrom('jobs').select(['kind', 'status', 'attempts']).where('message_id', '=', m).orderBy('kind').execute();
+      assert.deepEqual(
+        rows.map((r) => [r.kind, r.status, Number(r.attempts)]),
+        [
+          ['idem-a', 'pending', 0],
+          ['idem-b', 'pending', 0],
+        ],
+      );
+    });
+
+    test('a claim takes due jobs of its kinds only, and counts an attempt', async () => {
+      const due = job('claim-a');
+      const later = job('claim-a', { runAt: clock.now() + 1000 });
+      const other = job('claim-b');
+      await store.jobQueue.enqueue([due, later, other]);
+      const request = claimRequest(['claim-a']);
+      const claimed = await store.jobQueue.claim(request);
+      assert.deepEqual(
+        claimed.map((j) => j.id),
+        [due.id],
+      );
+      assert.equal(claimed[0]!.attempts, 1);
+      assert.equal(claimed[0]!.leaseId, request.leaseId);
+      const r = await row(due.id);
+      assert.equal(r.status, 'running');
+      assert.equal(Number(r.instance_id), store.instanceId);
+      assert.equal(Number(r.leased_until), request.leaseUntil);
+      assert.equal((await store.jobQueue.claim(claimRequest(['claim-a']))).length, 0, 'held under a live lease');
+      await store.jobQueue.release([due.id], request.leaseId);
+      const released = await row(due.id);
+      assert.equal(released.status, 'pending');
+      assert.equal(Number(released.attempts), 0, 'a job given back unrun gets its attempt back');
+    });
+
+    test('a lease that runs out is claimed again; the first holder can no longer complete it', async () => {
+      const j = job('lapse', { maxAttempts: 3 });
+      await store.jobQueue.enqueue([j]);
+      const first = claimRequest(['lapse']);
+      assert.equal((await store.jobQueue.claim(first)).length, 1);
+      wall.advance(LEASE_MS + 1);
+      const second = claimRequest(['lapse']);
+      const again = await store.jobQueue.claim(second);
+      assert.deepEqual(
+        again.map((x) => [x.id, x.attempts]),
+        [[j.id, 2]],
+      );
+      await store.jobQueue.complete([{ id: j.id, leaseId: first.leaseId, status: 'done', runAt: 0, lastError: null, updatedAt: clock.now() }]);
+      assert.equal((await row(j.id)).status, 'running', "the first holder's outcome is ignored");
+      await store.jobQueue.complete([{ id: j.id, leaseId: second.leaseId, status: 'done', runAt: 0, lastError: null, updatedAt: clock.now() }]);
+      assert.equal((await row(j.id)).status, 'done');
+    });
+
+    test('a runner runs a job whose lease ran out', async () => {
+      const kind = `lapse-run-${dialect}`;
+      const j = job(kind, { maxAttempts: 2 });
+      await store.jobQueue.enqueue([j]);
+      // Claimed by a worker that hangs, in a process that lives on (PostgreSQL: another connection
+      // holding its instance number, so the orphan sweep leaves the job to its lease).
+      const other = dialect === 'postgres' ? await openStore(db.url) : store;
+      assert.equal((await other.jobQueue.claim(claimRequest([kind], { instanceId: other.instanceId }))).length, 1);
+      wall.advance(LEASE_MS + 1);
+      const ran = deferred<ClaimedJob>();
+      const { onComplete, written } = outcomesOf([j.id]);
+      const runner = runnerFor(
+        store,
+        kindOf(kind, (claimed) => {
+          ran.resolve(claimed);
+          return Promise.resolve({ ok: true });
+        }),
+        { onComplete },
+      );
+      runner.start();
+      assert.equal((await ran.promise).attempts, 2);
+      await written;
+      await runner.stop();
+      if (other !== store) await other.close();
+      assert.equal((await row(j.id)).status, 'done');
+    });
+
+    test('orphans of an instance that ended are freed', async () => {
+      const kind = 'orphan';
+      const retryable = job(kind, { maxAttempts: 2 });
+      const last = job(kind, { maxAttempts: 1 });
+      await store.jobQueue.enqueue([retryable, last]);
+      // Claimed under an instance number no process holds (PostgreSQL), or before this process started (SQLite).
+      const dead = dialect === 'postgres' ? 15 : store.instanceId;
+      assert.equal((await store.jobQueue.claim(claimRequest([kind], { instanceId: dead }))).length, 2);
+      const freed = await store.jobQueue.releaseOrphans(dialect === 'postgres' ? null : store.instanceId);
+      assert.equal(freed, 2);
+      const a = await row(retryable.id);
+      assert.equal(a.status, 'pending');
+      assert.equal(a.lease_id, null);
+      const b = await row(last.id);
+      assert.equal(b.status, 'failed', 'its last attempt was lost with the process');
+      assert.ok(b.last_error);
+      if (dialect === 'postgres') {
+        const own = job(kind, { maxAttempts: 2 });
+        await store.jobQueue.enqueue([own]);
+        await store.jobQueue.claim(claimRequest([kind]));
+        assert.equal(await store.jobQueue.releaseOrphans(null), 0, 'a live instance keeps its jobs');
+        assert.equal((await row(own.id)).status, 'running');
+      }
+    });
+
+    test('a job past expires_at is not run and ends expired', async () => {
+      const kind = `expiry-${dialect}`;
+      const stale = job(kind, { expiresAt: clock.now() + 1000, runAt: clock.now() });
+      await store.jobQueue.enqueue([stale]);
+      clock.advance(1000);
+      assert.equal((await store.jobQueue.claim(claimRequest([kind]))).length, 0);
+      let ran = false;
+      const runner = runnerFor(
+        store,
+        kindOf(kind, () => {
+          ran = true;
+          return Promise.resolve({ ok: true });
+        }),
+      );
+      runner.start();
+      await runner.sweep();
+      await runner.stop();
+      assert.equal(ran, false);
+      const r = await row(stale.id);
+      assert.equal(r.status, 'expired');
+      assert.equal(Number(r.attempts), 0);
+    });
+
+    test('attempts are counted and a retryable failure is tried again later', async () => {
+      const kind = `retry-${dialect}`;
+      const j = job(kind, { maxAttempts: 2 });
+      const once = job(kind, { maxAttempts: 1 });
+      await store.jobQueue.enqueue([j, once]);
+      const calls: Array<[number, number]> = [];
+      let outcomes = outcomesOf([j.id, once.id]);
+      const runner = runnerFor(
+        store,
+        kindOf(kind, (claimed) => {
+          calls.push([claimed.id, claimed.attempts]);
+          return Promise.resolve(claimed.attempts === 1 ? { ok: false, retryable: true, error: 'busy', retryAfterMs: 5000 } : { ok: true });
+        }),
+        { onComplete: (o) => outcomes.onComplete(o) },
+      );
+      runner.start();
+      await outcomes.written;
+      const waiting = await row(j.id);
+      assert.equal(waiting.status, 'pending');
+      assert.equal(Number(waiting.attempts), 1);
+      assert.equal(Number(waiting.run_at), clock.now() + 5000);
+      assert.equal(waiting.last_error, 'busy');
+      const spent = await row(once.id);
+      assert.equal(spent.status, 'failed', 'no attempt left');
+      outcomes = outcomesOf([j.id]);
+      clock.advance(5000);
+      runner.wake();
+      await outcomes.written;
+      await runner.stop();
+      const done = await row(j.id);
+      assert.equal(done.status, 'done');
+      assert.equal(Number(done.attempts), 2);
+      assert.deepEqual(
+        calls.filter(([x]) => x === j.id),
+        [
+          [j.id, 1],
+          [j.id, 2],
+        ],
+      );
+    });
+
+    test('stop waits for the handlers in flight', async () => {
+      const kind = `stop-${dialect}`;
+      const j = job(kind);
+      await store.jobQueue.enqueue([j]);
+      const started = deferred();
+      const gate = deferred<JobResult>();
+      const runner = runnerFor(
+        store,
+        kindOf(kind, () => {
+          started.resolve();
+          return gate.promise;
+        }),
+      );
+      runner.start();
+      await started.promise;
+      let stopped = false;
+      const stopping = runner.stop().then(() => (stopped = true));
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(stopped, false, 'still waiting for the handler');
+      gate.resolve({ ok: true });
+      await stopping;
+      assert.equal((await row(j.id)).status, 'done', 'its outcome was written before stop returned');
+    });
+
+    test('after the grace period stop aborts the handlers, and their jobs are given back', async () => {
+      const kind = `abort-${dialect}`;
+      const j = job(kind);
+      await store.jobQueue.enqueue([j]);
+      const started = deferred();
+      const runner = runnerFor(
+        store,
+        kindOf(kind, (_job, signal) => {
+          started.resolve();
+          return new Promise((resolve) => signal.addEventListener('abort', () => resolve({ ok: false, retryable: true, error: 'cut off' })));
+        }),
+        { graceMs: 10 },
+      );
+      runner.start();
+      await started.promise;
+      await runner.stop();
+      const r = await row(j.id);
+      assert.equal(r.status, 'pending');
+      assert.equal(Number(r.attempts), 0);
+    });
+
+    test('two runners never run a job twice', async () => {
+      const kind = `pair-${dialect}`;
+      // PostgreSQL: two store connections, as two processes would have; SQLite: one process, one file.
+      const other = dialect === 'postgres' ? await openStore(db.url) : store;
+      try {
+        const jobs = Array.from({ length: 60 }, () => job(kind, { maxAttempts: 3 }));
+        await store.jobQueue.enqueue(jobs);
+        const runs = new Map<number, number>();
+        const all = deferred();
+        const handler = kindOf(kind, async (claimed) => {
+          runs.set(claimed.id, (runs.get(claimed.id) ?? 0) + 1);
+          await new Promise((resolve) => setImmediate(resolve));
+          if (runs.size === jobs.length) all.resolve();
+          return { ok: true };
+        });
+        const a = runnerFor(store, handler, { concurrency: 3 });
+        const b = runnerFor(other, handler, { concurrency: 3 });
+        a.start();
+        b.start();
+        await all.promise;
+        await Promise.all([a.stop(), b.stop()]);
+        assert.equal(runs.size, jobs.length);
+        assert.deepEqual(
+          [...runs.values()].filter((n) => n !== 1),
+          [],
+          'each job ran once',
+        );
+        assert.ok(a.stats.claimed > 0 && b.stats.claimed > 0, 'both runners took jobs');
+        const states = await store.db.selectFrom('jobs').select(['status', 'attempts']).where('kind', '=', kind).execute();
+        assert.deepEqual(new Set(states.map((s) => `${s.status}/${Number(s.attempts)}`)), new Set(['done/1']));
+      } finally {
+        if (other !== store) await other.close();
+      }
+    });
+
+    test('newJob writes a typed input the handler reads back', async () => {
+      const kind: JobKind<{ to: string }> = {
+        kind: `typed-${dialect}`,
+        encode: (input) => JSON.stringify(input),
+        decode: (payload) => JSON.parse(payload) as { to: string },
+        handle: () => Promise.resolve({ ok: true }),
+      };
+      const m = await message();
+      const row0 = newJob(
+        kind,
+        { to: 'x' },
+        { id: id(), accountId: ACCOUNT, channelId: CHANNEL, messageId: m, runAt: clock.now(), maxAttempts: 2 },
+        clock.now(),
+      );
+      assert.equal(await store.jobQueue.enqueue([row0]), 1);
+      const [claimed] = await store.jobQueue.claim(claimRequest([kind.kind]));
+      assert.deepEqual(kind.decode(claimed!.payload), { to: 'x' });
+      assert.equal(claimed!.messageId, m);
+      assert.equal(claimed!.maxAttempts, 2);
+    });
+  });
+}
