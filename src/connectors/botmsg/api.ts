@@ -4,7 +4,7 @@ import { httpCall, jsonOf } from '../http.js';
 /**
  * Bot API calls: `POST {apiUrl}/bot<token>/<method>` with a JSON body; answers are
  * `{"ok": true, "result": ...}` or `{"ok": false, "error_code", "description", "parameters"?}`.
- * 429 (with `retry_after`) is `rate_limited`, 5xx and network failures are retryable, the rest
+ * 429 is `rate_limited` (its `retry_after` kept as `retryAfterMs`), 5xx and network failures are retryable, the rest
  * are refusals carrying the platform's description.
  */
 export function botFailure(status: number, body: unknown): PlatformFailure {
@@ -12,8 +12,15 @@ export function botFailure(status: number, body: unknown): PlatformFailure {
   const code = typeof b.error_code === 'number' ? b.error_code : status;
   const description = typeof b.description === 'string' ? b.description : `The platform answered HTTP ${status}.`;
   if (code === 429) {
-    const after = typeof b.parameters?.retry_after === 'number' ? ` (retry after ${b.parameters.retry_after} s)` : '';
-    return { ok: false, retryable: true, code: 'rate_limited', message: `${description}${after}` };
+    const seconds = typeof b.parameters?.retry_after === 'number' && b.parameters.retry_after >= 0 ? b.parameters.retry_after : undefined;
+    const after = seconds === undefined ? '' : ` (retry after ${seconds} s)`;
+    return {
+      ok: false,
+      retryable: true,
+      code: 'rate_limited',
+      message: `${description}${after}`,
+      ...(seconds === undefined ? {} : { retryAfterMs: seconds * 1000 }),
+    };
   }
   return { ok: false, retryable: code >= 500, code: String(code), message: description };
 }
