@@ -15,6 +15,13 @@ import { InboundService } from './domain/inbound/service.js';
 import { ProfileLoader } from './domain/inbound/profiles.js';
 import { inboundRoutes } from './api/routes/inbound.js';
 import { buildApp } from './api/app.js';
+import { routeGroup, type RoutePlugin } from './api/route-group.js';
+import { healthRoutes } from './api/routes/health.js';
+import { channelRoutes } from './api/routes/channels.js';
+import { settingsRoutes } from './api/routes/settings.js';
+import { messageRoutes } from './api/routes/messages.js';
+import { contactRoutes } from './api/routes/contacts.js';
+import { capabilityRoutes } from './api/routes/capabilities.js';
 import type { Services } from './services.js';
 import { Outbox } from './domain/events/outbox.js';
 import { WebhookDeliveryService } from './domain/webhooks/service.js';
@@ -48,8 +55,8 @@ export interface RuntimeOptions {
   logger?: Logger;
   /** Replaces the platform connectors (tests). */
   connectors?: ConnectorRegistry;
-  /** Extra routes mounted on the app (tests use it to reach failure paths). */
-  extraRoutes?: Array<(app: FastifyInstance) => void>;
+  /** Extra routes mounted in the token scope (tests use it to reach failure paths). */
+  extraRoutes?: RoutePlugin[];
 }
 
 export interface Runtime {
@@ -146,12 +153,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     messages,
     contacts,
     settings: new SettingsService({ store, clock, box, connectors, onChanged: (id) => channels.onChange.forEach((listener) => listener(id)) }),
-    routeExtensions: [...(options.extraRoutes ?? [])],
   };
 
   // Webhooks: the attempt log and redelivery in the API; the delivery worker in startWorkers().
   const webhooks = new WebhookDeliveryService({ store, clock, wake: () => services.outbox.wake() });
-  services.routeExtensions.push((app) => deliveryRoutes(app, { webhooks }));
   // Without a worker of its own, a process tells the others' workers about new events.
   if (config.role === 'api') services.outbox.onWake(() => store.deliveryQueue.announce());
 
@@ -169,7 +174,6 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     onContactChanged: forgetContact,
     logger: logger.child({ component: 'inbound' }),
   });
-  services.routeExtensions.push((app) => inboundRoutes(app, { inbound }));
 
   // Web chat (service_chat): the chat rules, stored files, notifications; a connector whose
   // platform is the service itself delivers what was sent once it committed.
@@ -180,13 +184,34 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   messages.onStored.add(({ channel, contactId, message }) => {
     connectors.role(channel.type, 'localDelivery')?.deliverMessage(channelContextOf(channel), contactId, message);
   });
-  services.routeExtensions.push((app) => {
-    fileRoutes(app, { files: storedFiles });
-    widgetRoutes(app);
-    notificationRoutes(app, { notifications });
-  });
 
-  const app = await buildApp({ logger, services, baseUrl: config.publicUrl, bodyLimitBytes: config.bodyLimitBytes, tls: config.tls });
+  // Every route group, with what it needs, in the scope of its callers (api/scopes.ts).
+  const baseUrl = config.publicUrl;
+  const app = await buildApp({
+    logger,
+    baseUrl,
+    bodyLimitBytes: config.bodyLimitBytes,
+    tls: config.tls,
+    guard: services,
+    routes: {
+      public: [
+        routeGroup(healthRoutes, { store }),
+        routeGroup(fileRoutes, { files: storedFiles }),
+        routeGroup(widgetRoutes, {}),
+        routeGroup(inboundRoutes, { inbound }),
+      ],
+      token: [
+        routeGroup(channelRoutes, { channels, baseUrl }),
+        routeGroup(settingsRoutes, { settings: services.settings }),
+        routeGroup(messageRoutes, { messages, baseUrl }),
+        routeGroup(contactRoutes, { contacts }),
+        routeGroup(capabilityRoutes, { messages }),
+        routeGroup(deliveryRoutes, { webhooks }),
+        routeGroup(notificationRoutes, { notifications }),
+        ...(options.extraRoutes ?? []).map((plugin) => routeGroup(plugin, {})),
+      ],
+    },
+  });
   const stoppers: Array<() => Promise<void>> = [];
   // The socket.io chat server shares the API's HTTP server (a worker-only process serves no browsers).
   const chatServer =

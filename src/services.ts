@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import type { Store } from './store/store.js';
 import type { AccountService } from './domain/accounts/service.js';
 import type { ChannelService } from './domain/channels/service.js';
@@ -8,7 +7,7 @@ import type { SettingsService } from './domain/settings/service.js';
 import type { MessageService } from './domain/messages/service.js';
 import type { ContactService } from './domain/contacts/service.js';
 
-/** What the HTTP app and the workers are given: the domain services, built once by the runtime. */
+/** The domain services, built once by the runtime, which hands the HTTP route groups and the workers what they need. */
 export interface Services {
   store: Store;
   accounts: AccountService;
@@ -19,6 +18,4 @@ export interface Services {
   settings: SettingsService;
   messages: MessageService;
   contacts: ContactService;
-  /** Further route groups (messages, inbound platform calls, ...) registered by the runtime. */
-  routeExtensions: Array<(app: FastifyInstance) => void>;
 }

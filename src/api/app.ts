@@ -1,5 +1,18 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Logger } from '../lib/logger.js';
+import { validatorCompiler } from './validator.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './errors.js';
+import { errorBody } from './error-body.js';
+import { JSON_MAX_DEPTH, isBlank, parseJsonBody } from './json-body.js';
+import { RouteTable } from './route-table.js';
+import { registerOpenApi } from './openapi.js';
+import { registerScopes, type ScopedRoutes } from './scopes.js';
+import type { GuardDeps } from './token-guard.js';
+import { routeGroup } from './route-group.js';
+import { docsRoutes } from './routes/docs.js';
+import './context.js';
 
 /** Request ids from a pool of random bytes: one call into the crypto library per 512 requests, not per request. */
 function requestIds(): () => string {
@@ -14,27 +27,13 @@ function requestIds(): () => string {
     return pool.toString('hex', at - 8, at);
   };
 }
-import { readFileSync } from 'node:fs';
-import type { Logger } from '../lib/logger.js';
-import type { Services } from '../services.js';
-import { validatorCompiler } from './validator.js';
-import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './errors.js';
-import { publicWhile, registerGuards } from './hooks.js';
-import { errorBody } from './error-body.js';
-import { JSON_MAX_DEPTH, isBlank, parseJsonBody } from './json-body.js';
-import { RouteTable } from './route-table.js';
-import { registerOpenApi } from './openapi.js';
-import { channelRoutes } from './routes/channels.js';
-import { healthRoutes } from './routes/health.js';
-import { settingsRoutes } from './routes/settings.js';
-import { messageRoutes } from './routes/messages.js';
-import { contactRoutes } from './routes/contacts.js';
-import { capabilityRoutes } from './routes/capabilities.js';
-import './context.js';
 
 export interface AppOptions {
   logger: Logger;
-  services: Services;
+  /** What the token scope's guard needs: the accounts, the hourly quota, the concurrency cap. */
+  guard: GuardDeps;
+  /** The route groups of each scope, with their dependencies (the runtime builds them). */
+  routes: ScopedRoutes;
   baseUrl: string;
   bodyLimitBytes: number;
   tls?: { certFile: string; keyFile: string } | undefined;
@@ -42,7 +41,7 @@ export interface AppOptions {
 
 /** Builds the HTTP app without listening; tests drive it with inject() or a real port. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const { services, baseUrl } = options;
+  const { baseUrl } = options;
   const https = options.tls ? { key: readFileSync(options.tls.keyFile), cert: readFileSync(options.tls.certFile) } : null;
   const app = Fastify({
     loggerInstance: options.logger,
@@ -92,20 +91,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done(null, value);
   });
 
-  // Every route, for 405 answers and for requests that match none (hooks.ts, errors.ts).
+  // Every route with its scope, for 405 answers and for requests that match none (scopes.ts, errors.ts).
   const routes = new RouteTable();
-  app.addHook('onRoute', (route) => routes.add(route));
   registerErrorHandling(app, options.bodyLimitBytes, routes);
-  registerGuards(app, services, routes);
-  // The documentation (page and document) is public: its routes come from a plugin.
-  await publicWhile(app, () => registerOpenApi(app, baseUrl));
-
-  healthRoutes(app, services);
-  channelRoutes(app, { channels: services.channels, baseUrl });
-  settingsRoutes(app, { settings: services.settings });
-  messageRoutes(app, { messages: services.messages, baseUrl });
-  contactRoutes(app, { contacts: services.contacts });
-  capabilityRoutes(app, { messages: services.messages });
-  for (const extend of services.routeExtensions) extend(app);
+  // On the app itself, so that the document sees the routes of every scope.
+  await registerOpenApi(app, baseUrl);
+  await registerScopes(
+    app,
+    { public: [routeGroup(docsRoutes, {}), ...options.routes.public], token: options.routes.token },
+    { guard: options.guard, table: routes },
+  );
   return app;
 }

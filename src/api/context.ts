@@ -2,14 +2,10 @@ import type { Account } from '../domain/accounts/service.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Set by the auth hook on every /v1 route that needs a token. */
+    /** Set by the token guard (token-guard.ts) on every route of the token scope. */
     account?: Account;
     /** Whether this request holds a slot of the account's concurrency cap. */
     holdsSlot?: boolean;
-  }
-  interface FastifyContextConfig {
-    /** A route any client may call without an account token (hooks.ts); every other route needs one. */
-    public?: boolean;
   }
 }
 

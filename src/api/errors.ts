@@ -12,15 +12,7 @@ import type { RouteTable } from './route-table.js';
  * logged, never sent).
  */
 export function registerErrorHandling(app: FastifyInstance, bodyLimit: number, routes: RouteTable): void {
-  app.setNotFoundHandler((request, reply) => {
-    const path = excerpt(requestPath(request.url));
-    const allowed = routes.others(request.method, request.url).map((o) => o.method);
-    if (allowed.length > 0) {
-      void reply.header('Allow', allowed.join(', '));
-      return reply.code(405).send(errorBody(405, [{ message: `Method ${request.method} is not allowed for resource ${path}.` }]));
-    }
-    return reply.code(404).send(errorBody(404, [{ message: `Resource ${path} not found.` }]));
-  });
+  app.setNotFoundHandler(notFoundHandler(routes));
 
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) {
@@ -45,6 +37,19 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimit: number, r
     request.log.error({ err: error }, 'unhandled error');
     return reply.code(500).send(errorBody(500, [{ message: `Internal server error. Request id: ${request.id}.` }]));
   });
+}
+
+/** A request no route matches: 405 with the methods the path allows, else 404 (also the token scope's, scopes.ts). */
+export function notFoundHandler(routes: RouteTable): (request: FastifyRequest, reply: FastifyReply) => FastifyReply {
+  return (request, reply) => {
+    const path = excerpt(requestPath(request.url));
+    const allowed = routes.others(request.method, request.url).map((o) => o.method);
+    if (allowed.length > 0) {
+      void reply.header('Allow', allowed.join(', '));
+      return reply.code(405).send(errorBody(405, [{ message: `Method ${request.method} is not allowed for resource ${path}.` }]));
+    }
+    return reply.code(404).send(errorBody(404, [{ message: `Resource ${path} not found.` }]));
+  };
 }
 
 /**

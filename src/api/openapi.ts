@@ -1,11 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import { ComponentSchemas } from './openapi-components.js';
 import { documentResponses, markRequiredHeaders } from './openapi-responses.js';
 import { INFO_DESCRIPTION, TAGS } from './openapi-info.js';
-import { FAVICON_SVG, LOGO_SVG, PAGE_CSS, PAGE_TITLE, UI_CONFIG } from './docs-page.js';
 
 type Json = Record<string, unknown>;
 
@@ -30,6 +28,8 @@ export function apiPath(baseUrl: string): string {
  * OpenAPI 3.1 generated from the route schemas by @fastify/swagger. Named schemas become
  * components, every operation lists the errors it can answer and the headers it sends, and the
  * servers are relative, so "try it" works from whatever host name the page was opened on.
+ * Registered on the app itself, before the scopes, so that it sees the routes of every scope;
+ * the page and the document are served by routes/docs.ts.
  */
 export async function registerOpenApi(app: FastifyInstance, baseUrl: string): Promise<void> {
   const components = new ComponentSchemas();
@@ -85,18 +85,6 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string): Pr
       return openapi as never;
     },
   });
-
-  await app.register(swaggerUi, {
-    routePrefix: '/v1/docs',
-    uiConfig: UI_CONFIG,
-    theme: {
-      title: PAGE_TITLE,
-      css: [{ filename: 'parley.css', content: PAGE_CSS }],
-      favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: FAVICON_SVG }],
-    },
-    logo: { type: 'image/svg+xml', content: LOGO_SVG, href: './', target: '_self' },
-  });
-  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }
 
 /** Named examples go on the request body's media type, where OpenAPI wants them. */

@@ -2,7 +2,7 @@
  * The path of a request as the router reads it: an absolute-form request line
  * (`GET http://host/v1/channels`) loses its scheme and host, the query goes, and percent-encodings
  * of ordinary characters are decoded (`/%761` is `/v1`), reserved ones (`%2F`) kept, as routing
- * does. Only unmatched requests and error messages need it, never the path of a matched route.
+ * does. Only error messages need it, never the path of a matched route.
  */
 export function requestPath(url: string): string {
   let path = url;
@@ -23,11 +23,6 @@ export function requestPath(url: string): string {
     }
   }
   return path;
-}
-
-/** Whether a path is one of the API's, which need a token unless a public route serves them. */
-export function isApiPath(path: string): boolean {
-  return path === '/v1' || path.startsWith('/v1/');
 }
 
 export const EXCERPT_CHARS = 200;

@@ -31,10 +31,11 @@ for (const { dialect, skip } of await dialects()) {
         env: { BODY_LIMIT_BYTES: '2048' },
         logger: createLogger('info', sink as never),
         extraRoutes: [
-          (app) =>
+          async (app) => {
             app.get('/v1/test-crash', async () => {
               throw new Error('secret internal detail');
-            }),
+            });
+          },
         ],
       });
       anonymous = new ApiClient(s.origin, null);

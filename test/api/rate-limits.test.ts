@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { ManualClock } from '../../src/lib/clock.js';
-import { QUOTA_MESSAGE } from '../../src/api/hooks.js';
+import { QUOTA_MESSAGE } from '../../src/api/token-guard.js';
 
 for (const { dialect, skip } of await dialects()) {
   describe(`Rate limits (${dialect})`, { skip }, () => {
@@ -15,7 +15,7 @@ for (const { dialect, skip } of await dialects()) {
       s = await startTestServer(dialect, {
         clock,
         extraRoutes: [
-          (app) =>
+          async (app) => {
             app.get('/v1/test-slow', async () => {
               await new Promise<void>((resolve) => {
                 const previous = release;
@@ -25,7 +25,8 @@ for (const { dialect, skip } of await dialects()) {
                 };
               });
               return { ok: true };
-            }),
+            });
+          },
         ],
       });
     });

@@ -1,12 +1,12 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { MessageService } from '../../domain/messages/service.js';
 import { CapabilitiesResponse } from '../../domain/messages/capabilities-view.js';
 import { accountOf } from '../context.js';
 import { pathId } from '../list-params.js';
+import type { RoutePlugin } from '../route-group.js';
 
 /** Beyond the specification: what a channel's type can send, as the API enforces it. */
-export function capabilityRoutes(app: FastifyInstance, deps: { messages: MessageService }): void {
+export const capabilityRoutes: RoutePlugin<{ messages: MessageService }> = async (app, deps) => {
   app.get(
     '/v1/channels/:channel_id/capabilities',
     {
@@ -21,8 +21,8 @@ export function capabilityRoutes(app: FastifyInstance, deps: { messages: Message
       },
     },
     async (request) => {
-      const { channel_id } = request.params as { channel_id: string };
+      const { channel_id } = request.params;
       return deps.messages.capabilities(accountOf(request).id, pathId(channel_id, 'Channel'));
     },
   );
-}
+};

@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { ChannelService } from '../../domain/channels/service.js';
 import { channelView } from '../../domain/channels/view.js';
@@ -7,10 +6,11 @@ import { ErrorBody, ListQuery } from '../../schemas/common.js';
 import { accountOf } from '../context.js';
 import { pageOf, pathId, sendList } from '../list-params.js';
 import { CREATE_CHANNEL_EXAMPLES, UPDATE_CHANNEL_EXAMPLES } from './examples.js';
+import type { RoutePlugin } from '../route-group.js';
 
 const ChannelParams = Type.Object({ channel_id: Type.String() });
 
-export function channelRoutes(app: FastifyInstance, deps: { channels: ChannelService; baseUrl: string }): void {
+export const channelRoutes: RoutePlugin<{ channels: ChannelService; baseUrl: string }> = async (app, deps) => {
   const { channels, baseUrl } = deps;
 
   app.get(
@@ -26,7 +26,7 @@ export function channelRoutes(app: FastifyInstance, deps: { channels: ChannelSer
     },
     async (request, reply) => {
       const account = accountOf(request);
-      const { max, offset } = pageOf(request.query as { max?: number; offset?: number });
+      const { max, offset } = pageOf(request.query);
       const { channels: list, total } = await channels.list(account.id, max, offset);
       return sendList(
         reply,
@@ -51,7 +51,7 @@ export function channelRoutes(app: FastifyInstance, deps: { channels: ChannelSer
       },
     },
     async (request, reply) => {
-      const channel = await channels.create(accountOf(request).id, request.body as Record<string, unknown>);
+      const channel = await channels.create(accountOf(request).id, request.body);
       return reply
         .code(201)
         .header('Location', `${baseUrl}/channels/${channel.id}`)
@@ -65,7 +65,7 @@ export function channelRoutes(app: FastifyInstance, deps: { channels: ChannelSer
       schema: { tags: ['Channels'], operationId: 'getChannel', summary: 'Get Channel', params: ChannelParams, 'x-response': { 200: ChannelResponse } },
     },
     async (request) => {
-      const { channel_id } = request.params as { channel_id: string };
+      const { channel_id } = request.params;
       const channel = await channels.get(accountOf(request).id, pathId(channel_id, 'Channel'));
       return channelView(channel, 'get', baseUrl);
     },
@@ -87,8 +87,8 @@ export function channelRoutes(app: FastifyInstance, deps: { channels: ChannelSer
       },
     },
     async (request) => {
-      const { channel_id } = request.params as { channel_id: string };
-      const channel = await channels.update(accountOf(request).id, pathId(channel_id, 'Channel'), request.body as Record<string, unknown>);
+      const { channel_id } = request.params;
+      const channel = await channels.update(accountOf(request).id, pathId(channel_id, 'Channel'), request.body);
       return channelView(channel, 'list', baseUrl);
     },
   );
@@ -105,9 +105,9 @@ export function channelRoutes(app: FastifyInstance, deps: { channels: ChannelSer
       },
     },
     async (request, reply) => {
-      const { channel_id } = request.params as { channel_id: string };
+      const { channel_id } = request.params;
       await channels.delete(accountOf(request).id, pathId(channel_id, 'Channel'));
       return reply.code(204).send();
     },
   );
-}
+};

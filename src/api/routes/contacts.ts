@@ -1,14 +1,14 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { ContactService } from '../../domain/contacts/service.js';
 import { ContactResponse } from '../../schemas/content.js';
 import { ListQuery } from '../../schemas/common.js';
 import { accountOf } from '../context.js';
 import { pageOf, pathId, sendList } from '../list-params.js';
+import type { RoutePlugin } from '../route-group.js';
 
 const ContactParams = Type.Object({ channel_id: Type.String(), contact_id: Type.String() });
 
-export function contactRoutes(app: FastifyInstance, deps: { contacts: ContactService }): void {
+export const contactRoutes: RoutePlugin<{ contacts: ContactService }> = async (app, deps) => {
   const { contacts } = deps;
 
   app.get(
@@ -24,8 +24,8 @@ export function contactRoutes(app: FastifyInstance, deps: { contacts: ContactSer
       },
     },
     async (request, reply) => {
-      const { channel_id } = request.params as { channel_id: string };
-      const { max, offset } = pageOf(request.query as { max?: number; offset?: number });
+      const { channel_id } = request.params;
+      const { max, offset } = pageOf(request.query);
       const { contacts: list, total } = await contacts.list(accountOf(request).id, pathId(channel_id, 'Channel'), max, offset);
       return sendList(reply, list, total);
     },
@@ -37,7 +37,7 @@ export function contactRoutes(app: FastifyInstance, deps: { contacts: ContactSer
       schema: { tags: ['Contacts'], operationId: 'getContact', summary: 'Get Contact', params: ContactParams, 'x-response': { 200: ContactResponse } },
     },
     async (request) => {
-      const { channel_id, contact_id } = request.params as { channel_id: string; contact_id: string };
+      const { channel_id, contact_id } = request.params;
       return contacts.get(accountOf(request).id, pathId(channel_id, 'Channel'), pathId(contact_id, 'Contact'));
     },
   );
@@ -54,9 +54,9 @@ export function contactRoutes(app: FastifyInstance, deps: { contacts: ContactSer
       },
     },
     async (request, reply) => {
-      const { channel_id, contact_id } = request.params as { channel_id: string; contact_id: string };
+      const { channel_id, contact_id } = request.params;
       await contacts.delete(accountOf(request).id, pathId(channel_id, 'Channel'), pathId(contact_id, 'Contact'));
       return reply.code(204).send();
     },
   );
-}
+};

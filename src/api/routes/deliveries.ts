@@ -1,10 +1,10 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { WebhookDeliveryService } from '../../domain/webhooks/service.js';
 import { DELIVERY_STATUSES, DeliveryResponse } from '../../domain/webhooks/schemas.js';
 import { ErrorBody, ListQuery } from '../../schemas/common.js';
 import { accountOf } from '../context.js';
 import { pageOf, pathId, sendList } from '../list-params.js';
+import type { RoutePlugin } from '../route-group.js';
 
 const ChannelParams = Type.Object({ channel_id: Type.String() });
 const DeliveryParams = Type.Object({ channel_id: Type.String(), delivery_id: Type.String() });
@@ -22,7 +22,7 @@ const DeliveriesQuery = Type.Object(
 );
 
 /** The attempt log of a channel's webhook (beyond the specification) and redelivery. */
-export function deliveryRoutes(app: FastifyInstance, deps: { webhooks: WebhookDeliveryService }): void {
+export const deliveryRoutes: RoutePlugin<{ webhooks: WebhookDeliveryService }> = async (app, deps) => {
   const { webhooks } = deps;
 
   app.get(
@@ -39,8 +39,8 @@ export function deliveryRoutes(app: FastifyInstance, deps: { webhooks: WebhookDe
       },
     },
     async (request, reply) => {
-      const { channel_id } = request.params as { channel_id: string };
-      const query = request.query as { max?: number; offset?: number; status?: string };
+      const { channel_id } = request.params;
+      const query = request.query;
       const { deliveries, total } = await webhooks.list(accountOf(request).id, pathId(channel_id, 'Channel'), { ...pageOf(query), status: query.status });
       return sendList(reply, deliveries, total);
     },
@@ -60,10 +60,10 @@ export function deliveryRoutes(app: FastifyInstance, deps: { webhooks: WebhookDe
       },
     },
     async (request, reply) => {
-      const { channel_id, delivery_id } = request.params as { channel_id: string; delivery_id: string };
+      const { channel_id, delivery_id } = request.params;
       const channelId = pathId(channel_id, 'Channel');
       const delivery = await webhooks.redeliver(accountOf(request).id, channelId, pathId(delivery_id, 'Delivery'));
       return reply.code(202).send(delivery);
     },
   );
-}
+};

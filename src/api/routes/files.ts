@@ -1,8 +1,7 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { StoredFiles } from '../../files/stored-files.js';
 import { ApiError } from '../../lib/errors.js';
-import { PUBLIC } from '../hooks.js';
+import type { RoutePlugin } from '../route-group.js';
 
 /** Types a browser may show in the page; everything else is offered as a download. */
 const INLINE = /^(image\/(png|jpeg|gif|webp|avif|bmp)|video\/(mp4|webm|ogg)|audio\/(mpeg|mp4|ogg|wav|webm|aac)|application\/pdf|text\/plain)$/;
@@ -12,11 +11,10 @@ const INLINE = /^(image\/(png|jpeg|gif|webp|avif|bmp)|video\/(mp4|webm|ogg)|audi
  * capability. Files come from end users, so they are served so that they cannot act as a page
  * of this origin: no sniffing, a sandboxing policy, and a download for anything not plainly media.
  */
-export function fileRoutes(app: FastifyInstance, deps: { files: StoredFiles }): void {
+export const fileRoutes: RoutePlugin<{ files: StoredFiles }> = async (app, deps) => {
   app.get(
     '/v1/files/:file_id/:name',
     {
-      config: PUBLIC,
       schema: {
         tags: ['Files'],
         operationId: 'getFile',
@@ -35,7 +33,7 @@ export function fileRoutes(app: FastifyInstance, deps: { files: StoredFiles }): 
       },
     },
     async (request, reply) => {
-      const { file_id, name } = request.params as { file_id: string; name: string };
+      const { file_id, name } = request.params;
       const row = await deps.files.find(file_id);
       if (!row || row.name !== name) throw ApiError.notFound('File');
       const opened = await deps.files.open(row);
@@ -52,4 +50,4 @@ export function fileRoutes(app: FastifyInstance, deps: { files: StoredFiles }): 
         .send(opened.stream);
     },
   );
-}
+};

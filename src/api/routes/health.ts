@@ -1,18 +1,16 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Store } from '../../store/store.js';
 import { errorBody } from '../error-body.js';
-import { PUBLIC } from '../hooks.js';
+import type { RoutePlugin } from '../route-group.js';
 
 /** Documentation of the checks: public, outside /v1, beyond the specification. */
 const checks = { tags: ['Operations'], security: [], 'x-beyond-specification': true } as const;
 
 /** Liveness answers while the process runs; readiness also checks the store. */
-export function healthRoutes(app: FastifyInstance, deps: { store: Store }): void {
+export const healthRoutes: RoutePlugin<{ store: Store }> = async (app, deps) => {
   app.get(
     '/healthz',
     {
-      config: PUBLIC,
       schema: {
         ...checks,
         operationId: 'checkLiveness',
@@ -25,7 +23,6 @@ export function healthRoutes(app: FastifyInstance, deps: { store: Store }): void
   app.get(
     '/readyz',
     {
-      config: PUBLIC,
       schema: {
         ...checks,
         operationId: 'checkReadiness',
@@ -43,4 +40,4 @@ export function healthRoutes(app: FastifyInstance, deps: { store: Store }): void
       }
     },
   );
-}
+};

@@ -1,12 +1,12 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { InboundCall } from '../../connectors/connector.js';
 import type { InboundAnswer, InboundService } from '../../domain/inbound/service.js';
-import { publicScope } from '../hooks.js';
+import type { RoutePlugin } from '../route-group.js';
 import { errorBody } from '../error-body.js';
 
 /**
- * Calls from platforms, without an account token (a public scope, hooks.ts): each
+ * Calls from platforms, without an account token (the public scope, scopes.ts): each
  * connector checks the platform's signature on the raw body bytes, so these routes read the body
  * as a Buffer (a content-type parser scoped to this plugin) and never re-serialise it.
  *
@@ -26,7 +26,7 @@ function callOf(request: FastifyRequest, inbound: InboundService): InboundCall {
   return { method: request.method, endpoint: null, url: inbound.callUrl(request.url), headers, query, rawBody };
 }
 
-export function inboundRoutes(app: FastifyInstance, deps: { inbound: InboundService }): void {
+export const inboundRoutes: RoutePlugin<{ inbound: InboundService }> = async (app, deps) => {
   const { inbound } = deps;
   const send = (reply: import('fastify').FastifyReply, answer: InboundAnswer) => {
     // A refusal (a handshake with the wrong verify token) is an error like any other.
@@ -35,7 +35,6 @@ export function inboundRoutes(app: FastifyInstance, deps: { inbound: InboundServ
   };
 
   void app.register(async (scope) => {
-    publicScope(scope);
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
@@ -60,4 +59,4 @@ export function inboundRoutes(app: FastifyInstance, deps: { inbound: InboundServ
       },
     });
   });
-}
+};

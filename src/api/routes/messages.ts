@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { MessageService } from '../../domain/messages/service.js';
 import { checkIdempotencyKey } from '../../domain/messages/idempotency.js';
@@ -8,6 +7,7 @@ import { MessageWithStatusResponse } from '../../schemas/message-status.js';
 import { accountOf } from '../context.js';
 import { pageOf, pathId, sendList } from '../list-params.js';
 import { SEND_MESSAGE_EXAMPLES } from './examples.js';
+import type { RoutePlugin } from '../route-group.js';
 
 /** Documents the header the route reads itself (checkIdempotencyKey words its errors). */
 const IdempotencyHeaders = Type.Object({
@@ -22,7 +22,7 @@ const IdempotencyHeaders = Type.Object({
   ),
 });
 
-export function messageRoutes(app: FastifyInstance, deps: { messages: MessageService; baseUrl: string }): void {
+export const messageRoutes: RoutePlugin<{ messages: MessageService; baseUrl: string }> = async (app, deps) => {
   const { messages, baseUrl } = deps;
 
   app.post(
@@ -52,7 +52,7 @@ export function messageRoutes(app: FastifyInstance, deps: { messages: MessageSer
     },
     async (request, reply) => {
       const key = checkIdempotencyKey(request.headers['idempotency-key']);
-      const result = await messages.send(accountOf(request).id, request.body as SendMessageBody, key);
+      const result = await messages.send(accountOf(request).id, request.body, key);
       if (result.replayed) void reply.header('Idempotent-Replayed', 'true');
       return reply.code(201).header('Location', `${baseUrl}/messages/${result.message.id}`).send(result.message);
     },
@@ -73,7 +73,7 @@ export function messageRoutes(app: FastifyInstance, deps: { messages: MessageSer
       },
     },
     async (request) => {
-      const { message_id } = request.params as { message_id: string };
+      const { message_id } = request.params;
       return messages.get(accountOf(request).id, pathId(message_id, 'Message'));
     },
   );
@@ -92,8 +92,8 @@ export function messageRoutes(app: FastifyInstance, deps: { messages: MessageSer
       },
     },
     async (request, reply) => {
-      const { channel_id, contact_id } = request.params as { channel_id: string; contact_id: string };
-      const { max, offset } = pageOf(request.query as { max?: number; offset?: number });
+      const { channel_id, contact_id } = request.params;
+      const { max, offset } = pageOf(request.query);
       const { messages: list, total } = await messages.listForContact(
         accountOf(request).id,
         pathId(channel_id, 'Channel'),
@@ -104,4 +104,4 @@ export function messageRoutes(app: FastifyInstance, deps: { messages: MessageSer
       return sendList(reply, list, total);
     },
   );
-}
+};

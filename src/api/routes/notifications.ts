@@ -1,11 +1,11 @@
-import type { FastifyInstance } from 'fastify';
 import type { NotificationService } from '../../domain/notifications/service.js';
 import { NotificationResponse, SendNotificationBody } from '../../domain/notifications/schemas.js';
 import { ErrorBody } from '../../schemas/common.js';
 import { accountOf } from '../context.js';
 import { SEND_NOTIFICATION_EXAMPLES } from './examples.js';
+import type { RoutePlugin } from '../route-group.js';
 
-export function notificationRoutes(app: FastifyInstance, deps: { notifications: NotificationService }): void {
+export const notificationRoutes: RoutePlugin<{ notifications: NotificationService }> = async (app, deps) => {
   app.post(
     '/v1/notifications',
     {
@@ -18,6 +18,6 @@ export function notificationRoutes(app: FastifyInstance, deps: { notifications: 
         'x-response': { 200: NotificationResponse, 404: ErrorBody, 502: ErrorBody },
       },
     },
-    async (request) => deps.notifications.send(accountOf(request).id, request.body as SendNotificationBody),
+    async (request) => deps.notifications.send(accountOf(request).id, request.body),
   );
-}
+};

@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { SettingsService } from '../../domain/settings/service.js';
 import { SettingsResponse, ServiceChatSettings, SocialnetChatSettings } from '../../domain/settings/schemas.js';
@@ -6,6 +5,7 @@ import { ErrorBody } from '../../schemas/common.js';
 import { accountOf } from '../context.js';
 import { pathId } from '../list-params.js';
 import { UPDATE_SETTINGS_EXAMPLES } from './examples.js';
+import type { RoutePlugin } from '../route-group.js';
 
 const ChannelParams = Type.Object({ channel_id: Type.String() });
 /** The body's rules depend on the channel's type, so the domain checks it; this documents it. */
@@ -13,7 +13,7 @@ const PatchBody = Type.Union([Type.Partial(ServiceChatSettings), Type.Partial(So
   title: 'Update settings (a value sets, null deletes)',
 });
 
-export function settingsRoutes(app: FastifyInstance, deps: { settings: SettingsService }): void {
+export const settingsRoutes: RoutePlugin<{ settings: SettingsService }> = async (app, deps) => {
   const { settings } = deps;
 
   app.get(
@@ -28,7 +28,7 @@ export function settingsRoutes(app: FastifyInstance, deps: { settings: SettingsS
       },
     },
     async (request) => {
-      const { channel_id } = request.params as { channel_id: string };
+      const { channel_id } = request.params;
       return settings.get(accountOf(request).id, pathId(channel_id, 'Channel'));
     },
   );
@@ -50,8 +50,8 @@ export function settingsRoutes(app: FastifyInstance, deps: { settings: SettingsS
       },
     },
     async (request) => {
-      const { channel_id } = request.params as { channel_id: string };
-      return settings.update(accountOf(request).id, pathId(channel_id, 'Channel'), (request.body ?? {}) as Record<string, unknown>);
+      const { channel_id } = request.params;
+      return settings.update(accountOf(request).id, pathId(channel_id, 'Channel'), request.body ?? {});
     },
   );
-}
+};

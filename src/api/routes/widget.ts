@@ -1,10 +1,9 @@
-import type { FastifyInstance } from 'fastify';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
 import { errorBody } from '../error-body.js';
-import { PUBLIC } from '../hooks.js';
+import type { RoutePlugin } from '../route-group.js';
 
 /**
  * The browser code of the web chat, public (no token): `/widget.js` (one script tag puts the chat
@@ -57,7 +56,7 @@ async function buildInMemory(root: string, name: AssetName): Promise<Buffer> {
 /** Per process: every app built in it (tests build many) serves the same bundles. */
 const cache = new Map<AssetName, Promise<Asset>>();
 
-export function widgetRoutes(app: FastifyInstance): void {
+export const widgetRoutes: RoutePlugin = async (app) => {
   const root = projectRoot();
 
   const load = (name: AssetName): Promise<Asset> => {
@@ -75,7 +74,7 @@ export function widgetRoutes(app: FastifyInstance): void {
   };
 
   for (const name of Object.keys(ASSETS) as AssetName[]) {
-    app.get(`/${name}`, { config: PUBLIC, schema: { hide: true } }, async (request, reply) => {
+    app.get(`/${name}`, { schema: { hide: true } }, async (request, reply) => {
       let asset: Asset;
       try {
         asset = await load(name);
@@ -94,4 +93,4 @@ export function widgetRoutes(app: FastifyInstance): void {
       return reply.send(asset.body);
     });
   }
-}
+};

@@ -1,18 +1,13 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountService } from '../domain/accounts/service.js';
 import type { ConcurrencyGate, RateLimiter } from '../domain/limits/rate-limiter.js';
 import { ApiError } from '../lib/errors.js';
-import { isApiPath, requestPath } from './request-path.js';
-import type { RouteTable } from './route-table.js';
 
 export interface GuardDeps {
   accounts: AccountService;
   rateLimiter: RateLimiter;
   gate: ConcurrencyGate;
 }
-
-/** Route config of a route any client may call without an account token. */
-export const PUBLIC = { public: true } as const;
 
 /** Tokens are `prl_` and 40 letters or digits; anything much longer is refused before a lookup. */
 export const TOKEN_MAX_LENGTH = 256;
@@ -61,20 +56,20 @@ function credentialOf(request: FastifyRequest): string | typeof MISSING | typeof
   return token.length > 0 && token.length <= TOKEN_MAX_LENGTH && TOKEN_TEXT.test(token) ? token : WRONG;
 }
 
-/** Marks a guard so that a public scope can take it off the routes it marks. */
-const GUARD = Symbol('token guard');
+export interface TokenGuard {
+  /** The onRequest hook of the token scope. */
+  guard(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /** Frees the request's slot of the concurrency cap (onResponse, onRequestAbort). */
+  release(request: FastifyRequest): void;
+}
 
 /**
  * Authentication, the hourly quota and the concurrency cap, in that order, before anything else
- * about the request is looked at (body parsing and validation come after).
- *
- * The guard is decided on the matched route, never on the URL text: every route needs a token
- * unless its config says `public: true` (PUBLIC), so `/%761/channels` or an absolute-form request
- * line is guarded exactly like `/v1/channels`. The guard is a hook of each such route, so public
- * routes pay nothing for it. A request that matches no route is guarded when its decoded path is
- * under /v1, unless every method of that path is public (then it is only told the allowed ones).
+ * about the request is looked at (body parsing and validation come after). The token scope
+ * (scopes.ts) runs it on its routes only: it is decided on the matched route, never on the URL
+ * text, so `/%761/channels` or an absolute-form request line is guarded exactly like `/v1/channels`.
  */
-export function registerGuards(app: FastifyInstance, deps: GuardDeps, routes: RouteTable): void {
+export function tokenGuard(deps: GuardDeps): TokenGuard {
   const guard = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const credential = credentialOf(request);
     if (credential === MISSING) throw ApiError.of('unauthorized', MISSING_TOKEN);
@@ -97,70 +92,11 @@ export function registerGuards(app: FastifyInstance, deps: GuardDeps, routes: Ro
     }
     request.holdsSlot = true;
   };
-  Object.defineProperty(guard, GUARD, { value: true });
-
-  app.addHook('onRoute', (route) => {
-    if (route.config?.public === true) return;
-    route.onRequest = [guard, ...hookList(route.onRequest)] as never;
-  });
-
-  // A request no route matched: Fastify gives it the not-found handler's hooks only.
-  const unmatchedNeedsToken = (request: FastifyRequest): boolean => {
-    if (!isApiPath(requestPath(request.url))) return false;
-    const others = routes.others(request.method, request.url);
-    return others.length === 0 || others.some((o) => o.route.config?.public !== true);
-  };
-  // A callback hook: an async one costs a promise per request, and only unmatched ones need it.
-  app.addHook('onRequest', (request, reply, done) => {
-    if (!request.is404 || !unmatchedNeedsToken(request)) return done();
-    guard(request, reply).then(() => done(), done);
-  });
-
-  const release = (request: FastifyRequest) => {
+  const release = (request: FastifyRequest): void => {
     if (request.holdsSlot && request.account) {
       request.holdsSlot = false;
       deps.gate.release(request.account.id);
     }
   };
-  // Callback hooks: an async one costs a promise per request for a counter decrement.
-  app.addHook('onResponse', (request, _reply, done) => {
-    release(request);
-    done();
-  });
-  app.addHook('onRequestAbort', (request, done) => {
-    release(request);
-    done();
-  });
-}
-
-function hookList(hooks: RouteOptions['onRequest']): unknown[] {
-  if (hooks === undefined || hooks === null) return [];
-  return Array.isArray(hooks) ? hooks : [hooks];
-}
-
-/** The app-wide onRoute hook has put the guard on the route already: it is taken off again. */
-function markPublic(route: RouteOptions): void {
-  route.config = { ...route.config, public: true };
-  route.onRequest = hookList(route.onRequest).filter((hook) => !(typeof hook === 'function' && GUARD in hook)) as never;
-}
-
-/** Marks every route registered in an encapsulated `scope` public (platform callbacks). */
-export function publicScope(scope: FastifyInstance): void {
-  scope.addHook('onRoute', markPublic);
-}
-
-/**
- * Marks public every route registered while `register` runs: for plugins that register on the app
- * itself and whose route options cannot carry our config (the API documentation).
- */
-export async function publicWhile<T>(app: FastifyInstance, register: () => Promise<T>): Promise<T> {
-  let open = true;
-  app.addHook('onRoute', (route) => {
-    if (open) markPublic(route);
-  });
-  try {
-    return await register();
-  } finally {
-    open = false;
-  }
+  return { guard, release };
 }
