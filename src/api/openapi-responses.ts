@@ -19,7 +19,7 @@ const SUCCESS: Record<string, string> = {
   '204': 'Done; no body.',
 };
 
-/** The cases behind each error status, as the service answers them (api/errors.ts, api/hooks.ts). */
+/** The cases behind each error status, as the service answers them (api/errors.ts, api/token-guard.ts). */
 const ERRORS: Record<string, string> = {
   '400': 'The body is not valid JSON, or not a JSON object.',
   '401': 'The access token is missing (`Missing access token.`) or unknown (`Wrong accessToken.`).',
