@@ -1,6 +1,5 @@
 import type { ChatMessage, ServerNotification } from '../../schemas/chat.js';
 import type { MessageView } from '../../schemas/content.js';
-import type { WebChatPush } from '../../connectors/service_chat/connector.js';
 import { chatMessageFromView } from './view.js';
 
 /**
@@ -14,11 +13,11 @@ export interface ChatPush {
 }
 
 /**
- * The service_chat connector's push port, wired to the chat server once it exists (a worker-only
- * process has none). Messages are turned into the browser's view of them here (the site's sends
+ * The push port of the web chat's connector (the runtime hands it this relay), wired to the chat
+ * server once it exists (a worker-only process has none). Messages are turned into the browser's view of them here (the site's sends
  * are `received` from the user's side).
  */
-export class ChatPushRelay implements WebChatPush {
+export class ChatPushRelay {
   private target: ChatPush | null = null;
 
   attach(target: ChatPush | null): void {
