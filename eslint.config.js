@@ -31,6 +31,25 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/channel-types/**/*.ts'],
+    rules: {
+      'no-restricted-imports': layer(
+        [
+          '**/api/**',
+          '**/domain/**',
+          '**/store/**',
+          '**/delivery/**',
+          '**/files/**',
+          '**/chat/**',
+          '**/connectors/**',
+          '!**/connectors/connector.js',
+          '**/config.js',
+        ],
+        'Channel type definitions are data and pure rules: they import schemas, lib and the connector contract types only.',
+      ),
+    },
+  },
+  {
     files: ['src/store/**/*.ts', 'src/delivery/**/*.ts', 'src/files/**/*.ts'],
     rules: { 'no-restricted-imports': layer(['**/api/**', '**/domain/**', '**/chat/**', 'fastify'], 'store, delivery and files sit below the domain.') },
   },

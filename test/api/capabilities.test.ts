@@ -2,7 +2,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
-import { CAPABILITIES } from '../../src/connectors/capabilities.js';
+import { capabilitiesOf } from '../../src/channel-types/index.js';
 import { CHANNEL_TYPES } from '../../src/schemas/channel-types.js';
 import { CONTENT_TYPES } from '../../src/schemas/content.js';
 import { createChannel, fakeConnectors, send } from './messages-fixtures.js';
@@ -32,7 +32,7 @@ for (const { dialect, skip } of await dialects()) {
         const channel = await createChannel(s.api, type);
         const res = await s.api.get(`/v1/channels/${channel}/capabilities`);
         assert.equal(res.status, 200, type);
-        const caps = CAPABILITIES[type];
+        const caps = capabilitiesOf(type);
         assert.deepEqual(res.body.channel, { id: channel, type, mode: 'production' });
         assert.deepEqual(res.body.content_types, caps.contentTypes);
         assert.equal(res.body.delivery, caps.delivery);
@@ -73,7 +73,7 @@ for (const { dialect, skip } of await dialects()) {
       for (const type of CHANNEL_TYPES) {
         const channel = await createChannel(s.api, type);
         for (const contentType of CONTENT_TYPES) {
-          if (CAPABILITIES[type].contentTypes.includes(contentType)) continue;
+          if (capabilitiesOf(type).contentTypes.includes(contentType)) continue;
           const res = await send(s.api, channel, CONTACT[type]!, SAMPLES[contentType]);
           assert.equal(res.status, 422, `${type} / ${contentType}: ${res.text}`);
           assert.equal(res.body.errors[0].field, 'content.type');

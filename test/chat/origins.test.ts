@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { originAllowed, originProblem } from '../../src/domain/settings/origins.js';
+import { originAllowed, originProblem } from '../../src/lib/origins.js';
 
 test('whitelist entries: origins only, the standard port left out', () => {
   for (const ok of [

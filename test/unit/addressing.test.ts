@@ -62,7 +62,11 @@ describe('contact addressing per channel type', () => {
     assert.equal(failure(() => parseAddress('mobile', { phone_number: 'call me' }, 'CZ'))?.field, 'contact.phone_number');
   });
   test('e-mail addresses are checked and kept in lower case', () => {
-    assert.deepEqual(parseAddress('email', { email: ' Jan@Example.COM ', name: 'Jan' }, undefined), { form: 'email', email: 'jan@example.com', name: 'Jan' });
+    assert.deepEqual(parseAddress('email', { email: ' Jan@Example.COM ', name: 'Jan' }, undefined), {
+      form: 'email_address',
+      email: 'jan@example.com',
+      name: 'Jan',
+    });
     assert.equal(failure(() => parseAddress('email', { email: 'nobody' }, undefined))?.field, 'contact.email');
   });
   test('an id that cannot exist is kept for the lookup to refuse', () => {

@@ -1,7 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkCapabilities, checkMetadata, MESSAGE_TAGS } from '../../src/domain/messages/channel-rules.js';
-import { CAPABILITIES } from '../../src/connectors/capabilities.js';
+import { checkCapabilities, checkMetadata } from '../../src/domain/messages/channel-rules.js';
+import { capabilitiesOf } from '../../src/channel-types/index.js';
+import { MESSAGE_TAGS } from '../../src/channel-types/socialnet_chat/metadata.js';
 import { CHANNEL_TYPES } from '../../src/schemas/channel-types.js';
 import { CONTENT_TYPES, type Content } from '../../src/schemas/content.js';
 import { parseContent } from '../../src/domain/messages/request.js';
@@ -14,7 +15,7 @@ describe('capabilities', () => {
       for (const contentType of CONTENT_TYPES) {
         const content = parseContent(SAMPLES[contentType]);
         const f = failure(() => checkCapabilities(type, content));
-        if (CAPABILITIES[type].contentTypes.includes(contentType)) assert.equal(f, null, `${type} should send ${contentType}`);
+        if (capabilitiesOf(type).contentTypes.includes(contentType)) assert.equal(f, null, `${type} should send ${contentType}`);
         else assert.equal(f?.field, 'content.type', `${type} should refuse ${contentType}`);
       }
     }

@@ -6,9 +6,10 @@ import { randomAlphanumeric, type SecretBox } from '../../lib/crypto.js';
 import { ApiError, say } from '../../lib/errors.js';
 import { assertValid } from '../../lib/validation.js';
 import { isPlainObject } from '../../lib/json.js';
-import { CHANNEL_TYPES, MODES_BY_TYPE, isChannelType, type ChannelType, type RbmAgentState } from '../../schemas/channel-types.js';
+import { CHANNEL_TYPES, isChannelType, type ChannelType } from '../../schemas/channel-types.js';
+import { definitionOf } from '../../channel-types/index.js';
 import type { ConnectorRegistry } from '../../connectors/connector.js';
-import { CREATE_SCHEMAS, RBM_REGIONS, TYPE_SPECS, UPDATE_SCHEMAS } from './schemas.js';
+import { CREATE_SCHEMAS, UPDATE_SCHEMAS } from './schemas.js';
 import { decodeChannel, type Channel } from './view.js';
 import { checkWebhookUrl } from './webhook-url.js';
 
@@ -24,8 +25,6 @@ export interface ChannelServiceDeps {
   removeFiles?: (storageKeys: readonly string[]) => Promise<void>;
 }
 
-/** The client may ask for these agent states; the platform moves the agent to the others. */
-const CLIENT_TRANSITIONS: Partial<Record<RbmAgentState, RbmAgentState>> = { new: 'create_requested', created: 'launch_requested' };
 const WEBHOOK_SECRET_LENGTH = 30;
 
 function parseSsl(value: unknown): boolean {
@@ -47,7 +46,7 @@ export class ChannelService {
   }
 
   private checkMode(type: ChannelType, mode: unknown): string {
-    const allowed = MODES_BY_TYPE[type];
+    const allowed = definitionOf(type).modes;
     if (typeof mode !== 'string' || !allowed.includes(mode as never)) throw ApiError.invalid('mode', mode, say.notAllowedValue('mode', mode, allowed));
     return mode;
   }
@@ -57,7 +56,7 @@ export class ChannelService {
     const config: Record<string, unknown> = {};
     const secrets: Record<string, string> = {};
     for (const [k, v] of Object.entries(object)) {
-      if (TYPE_SPECS[type].secretFields.includes(k)) secrets[k] = String(v);
+      if (definitionOf(type).input.secretFields.includes(k)) secrets[k] = String(v);
       else config[k] = v;
     }
     return { config, secrets };
@@ -71,7 +70,7 @@ export class ChannelService {
     const result = await verifier.verifyChannel({ id: String(id), type, config, secrets });
     if (result.ok) return { config: { ...config, ...result.value.config }, secrets: { ...secrets, ...result.value.secrets } };
     if (result.retryable) throw ApiError.of('platform_error', `The platform could not be reached to verify the channel: ${result.message}`);
-    const key = TYPE_SPECS[type].key ?? 'channel';
+    const key = definitionOf(type).input.key ?? 'channel';
     throw ApiError.invalid(result.field ?? `${key}.access_token`, null, `The platform refused the credentials: ${result.message}`);
   }
 
@@ -89,17 +88,10 @@ export class ChannelService {
     const type = this.requireType(body);
     assertValid(CREATE_SCHEMAS[type], body);
     const mode = body.mode === undefined ? 'production' : this.checkMode(type, body.mode);
-    const spec = TYPE_SPECS[type];
-    const object = spec.key && isPlainObject(body[spec.key]) ? (body[spec.key] as Record<string, unknown>) : {};
+    const { input } = definitionOf(type);
+    const object = input.key && isPlainObject(body[input.key]) ? (body[input.key] as Record<string, unknown>) : {};
     let { config, secrets } = this.split(type, object);
-    if (type === 'rbm') {
-      const state = (config.agent_state as RbmAgentState | undefined) ?? 'new';
-      if (state !== 'new' && state !== 'create_requested') {
-        throw ApiError.invalid('rbm.agent_state', state, `A new agent can only be in state 'new' or 'create_requested'.`);
-      }
-      config.agent_state = state;
-      config.region = (body.region as string | undefined) ?? RBM_REGIONS[0];
-    }
+    input.prepareCreate?.(config, body);
     const id = this.deps.ids.nextNumber();
     ({ config, secrets } = await this.verify(id, type, config, secrets));
     const now = this.deps.clock.now();
@@ -149,37 +141,27 @@ export class ChannelService {
     if (typeof body.name === 'string') changes.name = body.name;
     if (body.mode !== undefined) changes.mode = this.checkMode(type, body.mode);
 
-    const spec = TYPE_SPECS[type];
-    const patch = spec.key ? body[spec.key] : undefined;
+    const { input: typeInput, update: rules } = definitionOf(type);
+    const key = typeInput.key;
+    const patch = key ? body[key] : undefined;
     let config = { ...current.config };
     let secrets = { ...current.secrets };
     let credentialsChanged = false;
-    if (spec.key && patch === null) throw ApiError.invalid(spec.key, null, say.cannotBeNull(spec.key));
+    if (key && patch === null) throw ApiError.invalid(key, null, say.cannotBeNull(key));
     if (isPlainObject(patch)) {
       for (const [k, v] of Object.entries(patch)) {
-        if (v === null) throw ApiError.invalid(`${spec.key}.${k}`, null, say.cannotBeNull(`${spec.key}.${k}`));
-        if (k === 'agent_state') continue;
-        if (spec.secretFields.includes(k)) {
+        if (v === null) throw ApiError.invalid(`${key}.${k}`, null, say.cannotBeNull(`${key}.${k}`));
+        if (rules.ownKeys.includes(k)) continue;
+        if (typeInput.secretFields.includes(k)) {
           secrets[k] = String(v);
           credentialsChanged = true;
         } else {
           config[k] = isPlainObject(v) && isPlainObject(config[k]) ? { ...(config[k] as object), ...v } : v;
-          if (type === 'socialnet_chat' && k === 'id') credentialsChanged = true;
+          if (rules.reverifyKeys.includes(k)) credentialsChanged = true;
         }
       }
-      if (type === 'rbm' && patch.agent_state !== undefined) {
-        const from = config.agent_state as RbmAgentState;
-        const to = patch.agent_state as RbmAgentState;
-        if (to !== from && CLIENT_TRANSITIONS[from] !== to) {
-          throw ApiError.invalid('rbm.agent_state', to, `The agent cannot move from state '${from}' to '${to}'.`);
-        }
-        config.agent_state = to;
-      }
     }
-    if (type === 'rbm' && body.region !== undefined) {
-      if (body.region === null) throw ApiError.invalid('region', null, say.cannotBeNull('region'));
-      config.region = body.region;
-    }
+    rules.apply?.(config, isPlainObject(patch) ? patch : undefined, body);
     if (credentialsChanged) ({ config, secrets } = await this.verify(id, type, config, secrets));
     changes.config = JSON.stringify(config);
     changes.secrets = Object.keys(secrets).length > 0 ? this.deps.box.encryptJson(secrets) : null;

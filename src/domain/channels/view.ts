@@ -2,9 +2,10 @@ import type { ChannelRow } from '../../store/repos/channels.js';
 import type { SecretBox } from '../../lib/crypto.js';
 import { isoTime } from '../../lib/clock.js';
 import type { ChannelType } from '../../schemas/channel-types.js';
-import { TYPE_SPECS, type ChannelView } from './schemas.js';
+import { definitionOf, type Placement } from '../../channel-types/index.js';
+import type { ChannelView } from './schemas.js';
 
-export type Placement = 'get' | 'list';
+export type { Placement };
 
 /** A channel as the domain works with it: row fields decoded, credentials decrypted. */
 export interface Channel {
@@ -39,8 +40,8 @@ export function decodeChannel(row: ChannelRow, box: SecretBox): Channel {
 }
 
 /**
- * The channel as the API shows it. `placement` carries the specification's rbm quirk: region is
- * `rbm.region` in Get Channel and a top-level `region` in list, create and update responses.
+ * The channel as the API shows it: the common fields, then the type's own (its definition renders
+ * them; `placement` is there for the specification's quirks, e.g. where rbm shows the region).
  */
 export function channelView(channel: Channel, placement: Placement, baseUrl: string): ChannelView {
   const view: ChannelView = {
@@ -52,39 +53,8 @@ export function channelView(channel: Channel, placement: Placement, baseUrl: str
       ? { id: channel.webhook.id, url: channel.webhook.url, secret: channel.webhook.secret, ssl_verification: channel.webhook.sslVerification }
       : null,
   };
-  const spec = TYPE_SPECS[channel.type];
   const { region, ...config } = channel.config;
   const own: Record<string, unknown> = { ...config, ...channel.secrets };
-  switch (channel.type) {
-    case 'socialnet_chat':
-      view.socialnet_page = {
-        id: String(own.id),
-        name: (own.name as string | undefined) ?? null,
-        category: (own.category as string | undefined) ?? null,
-        access_token: String(own.access_token),
-      };
-      break;
-    case 'mobile':
-      view.provider = {
-        ...own,
-        status_webhook_url: `${baseUrl}/inbound/${channel.id}/status`,
-        receive_webhook_url: `${baseUrl}/inbound/${channel.id}/receive`,
-      };
-      break;
-    case 'rbm':
-      view.rbm = { agent_name: String(own.agent_name), agent_state: String(own.agent_state ?? 'new') };
-      if (placement === 'get') view.rbm.region = String(region);
-      else view.region = String(region);
-      break;
-    case 'botmsg':
-      view.botmsg = {
-        name: (own.name as string | undefined) ?? null,
-        username: (own.username as string | undefined) ?? null,
-        access_token: String(own.access_token),
-      };
-      break;
-    default:
-      if (spec.key) (view as Record<string, unknown>)[spec.key] = own;
-  }
-  return view;
+  const inboundUrl = (endpoint: string) => `${baseUrl}/inbound/${channel.id}/${endpoint}`;
+  return Object.assign(view, definitionOf(channel.type).view.render({ own, region, placement, inboundUrl }));
 }

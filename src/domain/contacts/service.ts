@@ -33,17 +33,23 @@ export interface ResolvedContact {
   cacheKey: string;
 }
 
+/** The columns a send may name a new contact by: every lookup key but the ids. */
+type AddressColumns = Pick<ContactRow, Exclude<ContactKey, 'id' | 'external_id'>>;
+
+/** The stored columns an address fills in a new contact (exactly one of them). */
+function columnsOf(address: Exclude<ContactAddress, { form: 'id' }>): AddressColumns {
+  return {
+    phone_number: address.form === 'phone_number' ? address.phoneNumber : null,
+    email: address.form === 'email_address' ? address.email : null,
+    user_ref: address.form === 'user_ref' ? address.userRef : null,
+  };
+}
+
+/** The column a send's contact is looked up by, and its value. */
 function keyOf(address: ContactAddress): [ContactKey, string | number] {
-  switch (address.form) {
-    case 'id':
-      return ['id', address.id ?? 0];
-    case 'phone_number':
-      return ['phone_number', address.phoneNumber];
-    case 'user_ref':
-      return ['user_ref', address.userRef];
-    case 'email':
-      return ['email', address.email];
-  }
+  if (address.form === 'id') return ['id', address.id ?? 0];
+  const [column, value] = Object.entries(columnsOf(address)).find(([, v]) => v !== null) as [keyof AddressColumns, string];
+  return [column, value];
 }
 
 export class ContactService {
@@ -130,15 +136,13 @@ export class ContactService {
       const full = [address.firstName, address.lastName].filter(Boolean).join(' ');
       if (full.length > 0) name = full;
     }
-    if (address.form === 'email' && address.name) name = address.name;
+    if (address.form === 'email_address' && address.name) name = address.name;
     return {
       id: this.deps.ids.nextNumber(),
       account_id: channel.accountId,
       channel_id: Number(channel.id),
       external_id: null,
-      phone_number: address.form === 'phone_number' ? address.phoneNumber : null,
-      email: address.form === 'email' ? address.email : null,
-      user_ref: address.form === 'user_ref' ? address.userRef : null,
+      ...columnsOf(address),
       name,
       profile: JSON.stringify(profile),
       created_at: now,

@@ -1,16 +1,21 @@
 import { ApiError, say } from '../../lib/errors.js';
 import { parseId } from '../../lib/ids.js';
 import { toE164 } from '../../lib/phone.js';
-import { CAPABILITIES } from '../../connectors/capabilities.js';
 import type { ChannelType } from '../../schemas/channel-types.js';
 import { CONTACT_FORMS, type ContactForm, type SendMessageBody } from '../../schemas/content.js';
+import { capabilitiesOf } from '../../channel-types/index.js';
 
-/** How a Send Message request names its contact, once checked for the channel's type. */
+/**
+ * How a Send Message request names its contact, once checked for the channel's type. The form of
+ * an e-mail address is `email_address`, so that the word stays the channel type's name alone.
+ */
 export type ContactAddress =
   | { form: 'id'; id: number | null; raw: string }
   | { form: 'phone_number'; phoneNumber: string; firstName?: string; lastName?: string }
   | { form: 'user_ref'; userRef: string }
-  | { form: 'email'; email: string; name?: string };
+  | { form: 'email_address'; email: string; name?: string };
+
+type Contact = SendMessageBody['contact'];
 
 /** Fields that may accompany each form. */
 const COMPANIONS: Record<ContactForm, readonly string[]> = {
@@ -56,8 +61,8 @@ export function normalisePhone(input: string, field: string, defaultRegion: stri
   return e164;
 }
 
-export function parseAddress(type: ChannelType, contact: SendMessageBody['contact'], defaultRegion: string | undefined): ContactAddress {
-  const allowed = CAPABILITIES[type].contactForms;
+export function parseAddress(type: ChannelType, contact: Contact, defaultRegion: string | undefined): ContactAddress {
+  const allowed = capabilitiesOf(type).contactForms;
   const given: ContactForm[] = [];
   for (const f of CONTACT_FORMS) if (contact[f] !== undefined) given.push(f);
   if (given.length === 0) {
@@ -80,24 +85,22 @@ export function parseAddress(type: ChannelType, contact: SendMessageBody['contac
       );
     }
   }
-  switch (form) {
-    case 'id':
-      return { form, id: parseId(value), raw: value };
-    case 'phone_number': {
-      const phoneNumber = normalisePhone(value, 'contact.phone_number', defaultRegion);
-      return {
-        form,
-        phoneNumber,
-        ...(contact.first_name ? { firstName: contact.first_name } : {}),
-        ...(contact.last_name ? { lastName: contact.last_name } : {}),
-      };
-    }
-    case 'user_ref':
-      return { form, userRef: value };
-    case 'email': {
-      const email = value.trim().toLowerCase();
-      if (!EMAIL.test(email)) throw ApiError.invalid('contact.email', value, `Property 'contact.email' is not a valid e-mail address.`);
-      return { form, email, ...(contact.name ? { name: contact.name } : {}) };
-    }
-  }
+  return READ[form](value, contact, defaultRegion);
 }
+
+/** How each form of the request (by its field name) becomes an address. */
+const READ: Record<ContactForm, (value: string, contact: Contact, defaultRegion: string | undefined) => ContactAddress> = {
+  id: (value) => ({ form: 'id', id: parseId(value), raw: value }),
+  phone_number: (value, contact, defaultRegion) => ({
+    form: 'phone_number',
+    phoneNumber: normalisePhone(value, 'contact.phone_number', defaultRegion),
+    ...(contact.first_name ? { firstName: contact.first_name } : {}),
+    ...(contact.last_name ? { lastName: contact.last_name } : {}),
+  }),
+  user_ref: (value) => ({ form: 'user_ref', userRef: value }),
+  email: (value, contact) => {
+    const email = value.trim().toLowerCase();
+    if (!EMAIL.test(email)) throw ApiError.invalid('contact.email', value, `Property 'contact.email' is not a valid e-mail address.`);
+    return { form: 'email_address', email, ...(contact.name ? { name: contact.name } : {}) };
+  },
+};

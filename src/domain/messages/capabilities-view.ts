@@ -1,9 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { CAPABILITIES } from '../../connectors/capabilities.js';
 import type { ConnectorRegistry } from '../../connectors/connector.js';
 import { IdString } from '../../schemas/common.js';
 import { ChannelTypeSchema } from '../../schemas/channel-types.js';
 import { LIMITS } from '../../schemas/content.js';
+import { definitionOf } from '../../channel-types/index.js';
 import type { Channel } from '../channels/view.js';
 import { sendingPath } from './sending.js';
 
@@ -35,7 +35,7 @@ export const CapabilitiesResponse = Type.Object(
 export type CapabilitiesView = Static<typeof CapabilitiesResponse>;
 
 export function capabilitiesView(channel: Channel, connectors: ConnectorRegistry): CapabilitiesView {
-  const caps = CAPABILITIES[channel.type];
+  const { capabilities: caps, send } = definitionOf(channel.type);
   return {
     channel: { id: channel.id, type: channel.type, mode: channel.mode },
     sending: sendingPath(channel, connectors),
@@ -47,6 +47,6 @@ export function capabilitiesView(channel: Channel, connectors: ConnectorRegistry
     max_cards: caps.maxCards,
     notifications: [...caps.notifications],
     contact_addressing: [...caps.contactForms],
-    reserved_metadata: channel.type === 'socialnet_chat' ? ['platform_metadata', 'tag', 'type'] : [],
+    reserved_metadata: [...send.reservedMetadata],
   };
 }

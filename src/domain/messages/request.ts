@@ -51,12 +51,6 @@ export function truncateChars(text: string, max: number): string {
   return chars.length <= max ? text : chars.slice(0, max).join('');
 }
 
-export function charCount(text: string): number {
-  let n = 0;
-  for (const _ of text) n += 1;
-  return n;
-}
-
 function quickReplies(list: unknown[], field: string): QuickReply[] {
   return list.map((item, i) => {
     const reply = checkTagged(QUICK_REPLY_SCHEMAS, item, `${field}[${i}]`) as QuickReply;

@@ -1,6 +1,6 @@
 import { ApiError } from '../../lib/errors.js';
-import { CAPABILITIES } from '../../connectors/capabilities.js';
 import type { ConnectorRegistry } from '../../connectors/connector.js';
+import { capabilitiesOf, definitionOf } from '../../channel-types/index.js';
 import type { Channel } from '../channels/view.js';
 import type { ContactAddress } from './addressing.js';
 
@@ -16,7 +16,7 @@ export type SendingPath = 'test' | 'queued' | 'direct' | 'unavailable';
 
 export function sendingPath(channel: Pick<Channel, 'type' | 'mode'>, connectors: ConnectorRegistry): SendingPath {
   if (channel.mode === 'test') return 'test';
-  if (CAPABILITIES[channel.type].delivery === 'async') return 'queued';
+  if (capabilitiesOf(channel.type).delivery === 'async') return 'queued';
   return connectors.role(channel.type, 'sender') ? 'direct' : 'unavailable';
 }
 
@@ -27,35 +27,13 @@ export function unavailableError(channel: Pick<Channel, 'type'>): ApiError {
   );
 }
 
-/** Test numbers of an rbm channel whose agent is not launched (E.164 strings in the channel's config). */
-function testNumbers(channel: Channel): string[] {
-  const list = channel.config.test_numbers;
-  return Array.isArray(list) ? list.filter((n): n is string => typeof n === 'string') : [];
-}
-
 /**
- * rbm in production before the agent is launched (contract.md §3): a `created` agent (or one
- * whose launch is requested) sends only to the channel's test numbers; `new` and
- * `create_requested` agents cannot send in production at all.
+ * Rules of the platform-side state of a channel in production (e.g. an agent not launched yet
+ * sends only to test numbers): the type's definition checks them.
  */
 export function checkModeRules(channel: Channel, address: ContactAddress): void {
-  if (channel.type !== 'rbm' || channel.mode !== 'production') return;
-  const state = typeof channel.config.agent_state === 'string' ? channel.config.agent_state : 'new';
-  if (state === 'launched') return;
-  if (state === 'new' || state === 'create_requested') {
-    throw ApiError.invalid(
-      'channel.id',
-      channel.id,
-      `The rbm agent of this channel is in state '${state}' and cannot send in production; send through a channel in test mode until the agent is created.`,
-    );
-  }
-  if (address.form === 'phone_number' && !testNumbers(channel).includes(address.phoneNumber)) {
-    throw ApiError.invalid(
-      'contact.phone_number',
-      address.phoneNumber,
-      `The rbm agent of this channel is not launched yet (state '${state}'): in production it sends only to the channel's test numbers.`,
-    );
-  }
+  if (channel.mode !== 'production') return;
+  definitionOf(channel.type).send.checkProduction?.(channel, address.form === 'phone_number' ? address.phoneNumber : null);
 }
 
 export function sharedLimitError(channel: Pick<Channel, 'id'>, limit: number): ApiError {

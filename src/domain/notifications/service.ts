@@ -3,7 +3,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { SecretBox } from '../../lib/crypto.js';
 import { parseId } from '../../lib/ids.js';
 import { ApiError, say } from '../../lib/errors.js';
-import { CAPABILITIES } from '../../connectors/capabilities.js';
+import { capabilitiesOf } from '../../channel-types/index.js';
 import { channelContextOf, type ConnectorRegistry, type OutboundNotification } from '../../connectors/connector.js';
 import { decodeChannel, type Channel } from '../channels/view.js';
 import { CUSTOM_PAYLOAD_MAX_CHARS, type NotificationResponse, type SendNotificationBody } from './schemas.js';
@@ -35,7 +35,7 @@ export class NotificationService {
     const { store, clock, connectors } = this.deps;
     const channel = await this.channelOf(accountId, body.channel.id);
     const type = body.type;
-    if (!CAPABILITIES[channel.type].notifications.includes(type)) {
+    if (!capabilitiesOf(channel.type).notifications.includes(type)) {
       throw ApiError.invalid('type', type, `Notification type '${type}' is not supported by ${channel.type} channels.`);
     }
     if (type === 'custom') {

@@ -4,8 +4,8 @@ import type { SecretBox } from '../../lib/crypto.js';
 import { ApiError, say } from '../../lib/errors.js';
 import type { ConnectorRegistry } from '../../connectors/connector.js';
 import type { ChannelMode } from '../../schemas/channel-types.js';
+import { definitionOf } from '../../channel-types/index.js';
 import { decodeChannel, type Channel } from '../channels/view.js';
-import { SETTINGS_SPECS } from './schemas.js';
 
 export interface SettingsServiceDeps {
   store: Store;
@@ -21,7 +21,7 @@ export type Settings = Record<string, unknown>;
 /** Every setting of the type, null when unset (Get Settings shows them all). */
 export function settingsView(channel: Pick<Channel, 'type' | 'settings'>): Settings {
   const out: Settings = {};
-  for (const name of SETTINGS_SPECS[channel.type].names) out[name] = channel.settings[name] ?? null;
+  for (const name of definitionOf(channel.type).settings.names) out[name] = channel.settings[name] ?? null;
   return out;
 }
 
@@ -45,7 +45,7 @@ export class SettingsService {
 
   async update(accountId: number, channelId: number, body: Record<string, unknown>): Promise<Settings> {
     const channel = await this.channel(accountId, channelId);
-    const spec = SETTINGS_SPECS[channel.type];
+    const spec = definitionOf(channel.type).settings;
     for (const [name, value] of Object.entries(body)) {
       // Own properties only: `toString` or `constructor` are not settings.
       const check = Object.hasOwn(spec.check, name) ? spec.check[name] : undefined;

@@ -3,7 +3,7 @@ import { ApiError } from '../../lib/errors.js';
 import { assertValid } from '../../lib/validation.js';
 import { isPlainObject } from '../../lib/json.js';
 import { LIMITS, LocationPayload } from '../../schemas/content.js';
-import { CAPABILITIES } from '../../connectors/capabilities.js';
+import { WEB_CHAT_DEFINITION } from '../../channel-types/index.js';
 import { ChatError } from './errors.js';
 
 /**
@@ -21,7 +21,7 @@ export const NOTIFICATION_PAYLOAD_MAX_CHARS = 16_000;
 const member = (type: string, payload: TSchema) => Type.Object({ type: Type.Literal(type), payload, quick_reply: QuickReplyAnswer }, strict);
 // A Map, so a type named after something every object inherits (`__proto__`, `toString`) is unknown.
 const CLIENT_CONTENT = new Map<string, TSchema>([
-  ['text', member('text', Type.String({ minLength: 1, maxLength: CAPABILITIES.service_chat.maxTextLength }))],
+  ['text', member('text', Type.String({ minLength: 1, maxLength: WEB_CHAT_DEFINITION.capabilities.maxTextLength }))],
   ['image', member('image', Media)],
   ['video', member('video', Media)],
   ['audio', member('audio', Media)],

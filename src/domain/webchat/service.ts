@@ -14,7 +14,8 @@ import type { Content } from '../../schemas/content.js';
 import type { EventType } from '../../schemas/events.js';
 import type { Outbox } from '../events/outbox.js';
 import { decodeChannel, type Channel } from '../channels/view.js';
-import { originAllowed } from '../settings/origins.js';
+import { originAllowed } from '../../lib/origins.js';
+import { isWebChatType } from '../../channel-types/index.js';
 import { ChatError, type Rejection } from './errors.js';
 import { retryAfterSeconds, type ChatLimits } from './limits.js';
 import { chatMessageFromRow } from './view.js';
@@ -82,7 +83,7 @@ export class ChatService {
   async allowsOrigin(channelId: string | undefined, origin: string | undefined): Promise<boolean> {
     const id = parseId(channelId);
     const row = id === null ? undefined : await this.deps.store.channels.getAnyAccount(id);
-    if (!row || row.type !== 'service_chat') return false;
+    if (!row || !isWebChatType(row.type)) return false;
     return originAllowed((JSON.parse(row.settings) as Record<string, unknown>).domains_whitelist, origin);
   }
 
@@ -90,7 +91,7 @@ export class ChatService {
     const { store, clock } = this.deps;
     const channelId = parseId(input.channelId);
     const row = channelId === null ? undefined : await store.channels.getAnyAccount(channelId);
-    if (!row || row.type !== 'service_chat') return this.reject(REJECTION.noSuchChannel, `Channel '${input.channelId ?? ''}' does not exist.`);
+    if (!row || !isWebChatType(row.type)) return this.reject(REJECTION.noSuchChannel, `Channel '${input.channelId ?? ''}' does not exist.`);
     const settings = JSON.parse(row.settings) as Record<string, unknown>;
     if (!originAllowed(settings.domains_whitelist, input.origin)) {
       return this.reject(

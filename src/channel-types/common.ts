@@ -1,0 +1,22 @@
+import { Type } from '@sinclair/typebox';
+import type { ChannelViewSpec, ContactViewSpec, SendPolicies, SettingsSpec, UpdateRules } from './definition.js';
+
+/** Pieces most definitions share. */
+export const Str = (max = 1000) => Type.String({ minLength: 1, maxLength: max });
+export const strict = { additionalProperties: false } as const;
+
+/** The type object shown as stored (configuration and credentials), under the input key. */
+export function ownObjectView(key: string): ChannelViewSpec['render'] {
+  return ({ own }) => ({ [key]: own });
+}
+
+export const NO_SETTINGS: SettingsSpec = { names: [], check: {}, appliedOnPlatform: false };
+
+/** Every metadata key is the client's own; no rules before a send. */
+export const NO_SEND_POLICIES: SendPolicies = { reservedMetadata: [] };
+
+/** Fields are copied; only the credentials are verified again. */
+export const PLAIN_UPDATE: UpdateRules = { reverifyKeys: [], ownKeys: [] };
+
+export const NO_CONTACT_FIELDS: ContactViewSpec = { phoneNumber: false, email: false };
+export const PHONE_NUMBER_SHOWN: ContactViewSpec = { phoneNumber: true, email: false };

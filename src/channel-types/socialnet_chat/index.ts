@@ -1,0 +1,62 @@
+import { Type } from '@sinclair/typebox';
+import { Nullable } from '../../schemas/common.js';
+import type { ChannelTypeDefinition, ContactFields } from '../definition.js';
+import { Str, strict } from '../common.js';
+import { checkMetadata, directDefaults, RESERVED_METADATA } from './metadata.js';
+import { settings } from './settings.js';
+
+/** The profile fields a contact shows, as the platform gave them. */
+function profileFields(contact: ContactFields) {
+  const view: { user_ref?: string; gender?: string; time_zone?: string | number; photo_url?: string } = {};
+  if (contact.user_ref) view.user_ref = contact.user_ref;
+  const profile = JSON.parse(contact.profile) as Record<string, unknown>;
+  if (typeof profile.gender === 'string') view.gender = profile.gender;
+  if (typeof profile.time_zone === 'string' || typeof profile.time_zone === 'number') view.time_zone = profile.time_zone;
+  if (typeof profile.photo_url === 'string') view.photo_url = profile.photo_url;
+  return view;
+}
+
+/** A social network's page inbox: synchronous sends, message tags and a reply window, page settings on the platform. */
+export const socialnetChat: ChannelTypeDefinition = {
+  type: 'socialnet_chat',
+  modes: ['production'],
+  capabilities: {
+    // Location messages can only be received there (messaging-api.md).
+    contentTypes: ['text', 'image', 'video', 'audio', 'file', 'structure', 'receipt'],
+    quickReplies: 'native',
+    // The platform removed the location quick reply in API v4.0.
+    quickReplyKinds: ['text', 'email', 'phone_number'],
+    buttons: ['url', 'postback', 'phone'],
+    maxButtonsPerCard: 3,
+    maxCards: 10,
+    maxTextLength: 2000,
+    notifications: ['typing_on', 'typing_off', 'messages_read'],
+    delivery: 'sync',
+    contactForms: ['id', 'phone_number', 'user_ref'],
+  },
+  input: {
+    key: 'socialnet_page',
+    schema: Type.Object({ id: Str(100), access_token: Str(2000) }, strict),
+    secretFields: ['access_token'],
+    required: true,
+  },
+  view: {
+    schema: Type.Object({ id: Type.String(), name: Nullable(Type.String()), category: Nullable(Type.String()), access_token: Type.String() }),
+    render: ({ own }) => ({
+      socialnet_page: {
+        id: String(own.id),
+        name: (own.name as string | undefined) ?? null,
+        category: (own.category as string | undefined) ?? null,
+        access_token: String(own.access_token),
+      },
+    }),
+  },
+  // Another page id is another page: its token must be checked against it.
+  update: { reverifyKeys: ['id'], ownKeys: [] },
+  // The phone number shows once a message was sent by it.
+  contactView: { phoneNumber: true, email: false, extra: profileFields },
+  send: { reservedMetadata: RESERVED_METADATA, checkMetadata, directDefaults },
+  settings,
+  inboundEndpoints: [],
+  webChat: false,
+};
