@@ -3,9 +3,8 @@ import type { ContactRow } from '../../store/repos/contacts.js';
 import type { StoredFiles } from '../../files/stored-files.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/logger.js';
-import type { ConnectorRegistry } from '../../connectors/connector.js';
+import { channelContextOf, type ConnectorRegistry } from '../../connectors/connector.js';
 import type { Channel } from '../channels/view.js';
-import { channelContext } from './service.js';
 
 export interface ProfileLoaderDeps {
   store: Store;
@@ -31,7 +30,7 @@ export class ProfileLoader {
     if (!profiles || !row.external_id) return row;
     const profile = JSON.parse(row.profile) as Record<string, unknown>;
     if (profile.profile_read_at !== undefined) return row;
-    const ctx = channelContext(channel);
+    const ctx = channelContextOf(channel);
     const got = await profiles.fetchProfile(ctx, {
       id: String(row.id),
       externalId: row.external_id,

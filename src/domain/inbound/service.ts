@@ -17,7 +17,6 @@ import {
   channelContextOf,
   declaresEndpoint,
   type AppInbound,
-  type ChannelContext,
   type ConnectorRegistry,
   type InboundCall,
   type InboundEvent,
@@ -56,10 +55,6 @@ export interface InboundAnswer {
 
 const OK: InboundAnswer = { status: 200, contentType: 'text/plain; charset=utf-8', body: 'EVENT_RECEIVED' };
 
-export function channelContext(channel: Channel): ChannelContext {
-  return channelContextOf(channel);
-}
-
 function channelNotFound(): ApiError {
   return ApiError.notFound('Channel');
 }
@@ -76,7 +71,8 @@ function refusal(parsed: Extract<InboundParse, { ok: false }>): ApiError {
  * is written with its event in one commit. A call the platform makes again (its retry, or a replay
  * of a signed call) makes no second event, on any instance: a message is stored once by the unique
  * (channel, direction, external id) key; a postback or opt-in by the unique (channel, inbound_key)
- * key, from the connector's `eventKey`; a receipt reports only marks that change.
+ * key, from the connector's `eventKey`; a receipt reports only marks that change. Status reports
+ * and opt-outs of the asynchronous platforms are answered and logged, not stored yet.
  */
 export class InboundService {
   readonly contacts: InboundContacts;
@@ -111,8 +107,9 @@ export class InboundService {
   }
 
   private appInbound(type: string): { type: ChannelType; inbound: AppInbound } {
-    const inbound = isChannelType(type) ? this.deps.connectors.role(type, 'appInbound') : undefined;
-    if (!inbound || !isChannelType(type)) throw ApiError.notFound();
+    if (!isChannelType(type)) throw ApiError.notFound();
+    const inbound = this.deps.connectors.role(type, 'appInbound');
+    if (!inbound) throw ApiError.notFound();
     return { type, inbound };
   }
 
@@ -161,7 +158,7 @@ export class InboundService {
     const channel = decodeChannel(row, this.deps.box);
     const inbound = this.deps.connectors.role(channel.type, 'channelInbound');
     if (!inbound || !declaresEndpoint(inbound.endpoints, endpoint, call.method)) throw channelNotFound();
-    const parsed = inbound.parse({ ...call, endpoint }, channelContext(channel));
+    const parsed = inbound.parse({ ...call, endpoint }, channelContextOf(channel));
     if (!parsed.ok) throw parsed.status === 400 ? refusal(parsed) : channelNotFound();
     await this.receive(channel, parsed.events);
     return parsed.reply ? { status: 200, ...parsed.reply } : OK;
@@ -261,7 +258,7 @@ export class InboundService {
     const content = await neutralContent(
       event.content,
       matched,
-      { media, channel: channelContext(channel), files: this.deps.files, accountId: channel.accountId, channelId, contactId: contact.id },
+      { media, channel: channelContextOf(channel), files: this.deps.files, accountId: channel.accountId, channelId, contactId: contact.id },
       (message) => this.deps.logger?.warn({ channel: channel.id, message: event.externalId }, `attachment kept at the platform's URL: ${message}`),
     );
     const now = clock.now();
