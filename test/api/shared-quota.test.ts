@@ -1,7 +1,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDatabase, postgresAvailable, type TestDatabase } from '../helpers/databases.js';
-import { cli, startServerProcess, type ServerProcess } from '../helpers/processes.js';
+import { cli, startServerProcess, type ListeningServer } from '../helpers/processes.js';
 import { freePort } from '../helpers/runtime.js';
 import { ApiClient } from '../helpers/api-client.js';
 
@@ -10,7 +10,7 @@ if (!pgOk && process.env.CI === 'true') throw new Error('PostgreSQL is required 
 
 describe('Rate limits shared by two server processes on one PostgreSQL', { skip: pgOk ? false : 'PostgreSQL not reachable' }, () => {
   let db: TestDatabase;
-  const servers: ServerProcess[] = [];
+  const servers: ListeningServer[] = [];
   let env: Record<string, string>;
   before(async () => {
     db = await createTestDatabase('postgres');

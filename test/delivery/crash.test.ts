@@ -5,7 +5,7 @@ import { freePort } from '../helpers/runtime.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { openStore } from '../../src/store/open.js';
 import { Receiver, expectedSignatures, sleep } from './receiver.js';
-import { accountWithToken, baseEnv, startServerProcess, type ServerProcess } from './processes.js';
+import { accountWithToken, baseEnv, spawnServer, type ServerProcess } from '../helpers/processes.js';
 
 /** Polls /readyz until the server answers. */
 async function ready(origin: string, server: ServerProcess): Promise<void> {
@@ -50,7 +50,7 @@ for (const { dialect, skip } of await dialects()) {
       const { token } = await accountWithToken(env);
       const api = new ApiClient(origin, token);
 
-      const first = startServerProcess(env);
+      const first = spawnServer(env);
       servers.push(first);
       await ready(origin, first);
       const created = await api.post('/v1/channels', {
@@ -113,7 +113,7 @@ for (const { dialect, skip } of await dialects()) {
       receiver.answer = () => ({ status: 200, body: 'ok' });
 
       // Restart on the same database and keep sending.
-      const second = startServerProcess(env);
+      const second = spawnServer(env);
       servers.push(second);
       await ready(origin, second);
       sending = true;

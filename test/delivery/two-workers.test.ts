@@ -5,8 +5,9 @@ import { dialects, createTestDatabase, type TestDatabase } from '../helpers/data
 import { loadConfig } from '../../src/config.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import type { Channel } from '../../src/domain/channels/view.js';
-import { Receiver, sleep } from './receiver.js';
-import { baseEnv, startServerProcess, type ServerProcess } from './processes.js';
+import { Receiver } from './receiver.js';
+import { eventually } from './support.js';
+import { baseEnv, spawnServer, type ServerProcess } from '../helpers/processes.js';
 
 const EVENTS = 3000;
 const CHANNELS = 3;
@@ -49,7 +50,7 @@ for (const { dialect, skip } of await dialects()) {
       }
       // Polling is all but off: the workers learn of new events only from the API process's NOTIFY.
       const env = baseEnv(db, { ROLE: 'worker', WORKER_POLL_MS: '600000' });
-      workers.push(startServerProcess(env), startServerProcess(env));
+      workers.push(spawnServer(env), spawnServer(env));
       await Promise.all(workers.map((w) => w.waitForLine(/parley started/)));
 
       const expected = new Set<string>();
@@ -67,7 +68,22 @@ for (const { dialect, skip } of await dialects()) {
       }
 
       await receiver.waitFor((calls) => new Set(calls.map((c) => String(c.headers['x-parley-event-id']))).size >= EVENTS, 150_000);
-      await sleep(500);
+      // A call is recorded after its answer: wait until the workers have recorded every one.
+      await eventually(
+        async () => {
+          const row = await store.db
+            .selectFrom('deliveries')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('status', '=', 'delivered')
+            .executeTakeFirstOrThrow();
+          return Number(row.n) === EVENTS ? true : undefined;
+        },
+        30_000,
+        'every delivery recorded as delivered',
+      );
+      // A graceful stop waits for calls in flight, so a late duplicate would be counted below.
+      for (const w of workers) await w.kill('SIGTERM');
+      for (const w of workers) assert.equal((await w.exited).code, 0, 'a worker stops cleanly on SIGTERM');
       assert.deepEqual(new Set(receiver.eventIds()), expected, 'every event arrived');
       assert.equal(receiver.calls.length, EVENTS, 'none arrived twice');
 
@@ -88,9 +104,6 @@ for (const { dialect, skip } of await dialects()) {
       const byWorker = await sql<{ locked_by: number; n: number }>`select locked_by, count(*)::int as n from deliveries group by locked_by`.execute(store.db);
       assert.equal(byWorker.rows.length, 2, `both workers claimed deliveries: ${JSON.stringify(byWorker.rows)}`);
       for (const row of byWorker.rows) assert.ok(row.n > 0 && row.locked_by !== store.instanceId);
-
-      for (const w of workers) await w.kill('SIGTERM');
-      for (const w of workers) assert.equal((await w.exited).code, 0, 'a worker stops cleanly on SIGTERM');
     });
   });
 }

@@ -1,3 +1,8 @@
+/**
+ * The service as real, separate processes: the CLI (`parley <command>`) and `parley serve`, for
+ * tests of the CLI, of a killed server, of several servers or workers on one database. They run
+ * the bundle scripts/run-tests.mjs made, or the sources through tsx (entry-points.ts).
+ */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -24,46 +29,128 @@ export function cliRaw(args: string[], env: Record<string, string>): Promise<{ c
   });
 }
 
+/** An enterprise account and its token, made with the CLI as an operator would. */
+export async function accountWithToken(env: Record<string, string>): Promise<{ accountId: string; token: string }> {
+  const account = await cli(['account', 'create', '--name', 'test', '--plan', 'enterprise'], env);
+  const token = await cli(['token', 'create', '--account', account.id], env);
+  return { accountId: account.id, token: token.access_token };
+}
+
+/** The environment of a server on this database, and nothing else from this process's environment. */
+export function baseEnv(db: { url: string; dataDir: string }, extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const key of ['PATH', 'HOME', 'TMPDIR', 'NODE_OPTIONS']) if (process.env[key] !== undefined) env[key] = process.env[key]!;
+  return {
+    ...env,
+    DATABASE_URL: db.url,
+    DATA_DIR: db.dataDir,
+    BOOTSTRAP_ACCOUNT: 'false',
+    LOG_LEVEL: 'info',
+    HOST: '127.0.0.1',
+    WEBHOOK_ALLOWLIST: '127.0.0.1',
+    ...extra,
+  };
+}
+
 export interface ServerProcess {
   child: ChildProcess;
-  origin: string;
-  output: () => string;
+  /** What it printed so far, stdout and stderr. */
+  output(): string;
+  /** Resolves with the first line the pattern matches, as soon as it is printed. */
+  waitForLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Sends the signal (if it still runs) and waits for the exit. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Sends the signal (SIGTERM by default) and answers the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `parley serve` as a separate process and waits until /readyz answers. */
-export async function startServerProcess(env: Record<string, string>, port: number): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...CLI, 'serve'], {
-    env: { ...process.env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}/v1`, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+/** A server that answered /readyz at `origin`. */
+export interface ListeningServer extends ServerProcess {
+  origin: string;
+}
+
+/** Starts `parley serve` with exactly this environment; it may not be listening yet. */
+export function spawnServer(env: Record<string, string>): ServerProcess {
+  const child = spawn(process.execPath, [...CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  const waiters = new Set<() => void>();
+  const onData = (chunk: Buffer) => {
+    text += chunk.toString('utf8');
+    for (const w of [...waiters]) w();
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  let done = false;
+  void exited.then(() => {
+    done = true;
+    for (const w of [...waiters]) w();
   });
-  let out = '';
-  child.stdout?.on('data', (d) => (out += String(d)));
-  child.stderr?.on('data', (d) => (out += String(d)));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const origin = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  const kill = async (signal: NodeJS.Signals = 'SIGTERM') => {
+    if (!done) child.kill(signal);
+    await exited;
+  };
+  return {
+    child,
+    output: () => text,
+    waitForLine(pattern, timeoutMs = 20_000) {
+      return new Promise((resolve, reject) => {
+        const look = () => {
+          const line = text.split('\n').find((l) => pattern.test(l));
+          if (line !== undefined) finish(() => resolve(line));
+          else if (done) finish(() => reject(new Error(`server exited before ${String(pattern)}:\n${text}`)));
+        };
+        const timer = setTimeout(() => finish(() => reject(new Error(`no ${String(pattern)} within ${timeoutMs} ms:\n${text}`))), timeoutMs);
+        const finish = (settle: () => void) => {
+          waiters.delete(look);
+          clearTimeout(timer);
+          settle();
+        };
+        waiters.add(look);
+        look();
+      });
+    },
+    exited,
+    kill,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      await kill(signal);
+      return (await exited).code;
+    },
+  };
+}
+
+/** Resolves when the server at `origin` answers /readyz with 200; fails early if it exits. */
+export async function waitUntilReady(origin: string, server: ServerProcess, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited early: ${out}`);
+    if (server.child.exitCode !== null) throw new Error(`server exited early: ${server.output()}`);
     try {
-      const res = await fetch(`${origin}/readyz`);
-      if (res.status === 200) break;
+      if ((await fetch(`${origin}/readyz`)).status === 200) return;
     } catch {
       // not listening yet
     }
     if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`server did not become ready: ${out}`);
+      server.child.kill('SIGKILL');
+      throw new Error(`server did not become ready: ${server.output()}`);
     }
-    await sleep(100);
+    await sleep(50);
   }
-  return {
-    child,
-    origin,
-    output: () => out,
-    async stop(signal: NodeJS.Signals = 'SIGTERM') {
-      if (child.exitCode === null) child.kill(signal);
-      return exited;
-    },
-  };
+}
+
+/** Starts `parley serve` on this port (this process's environment, then `env`) and waits until /readyz answers. */
+export async function startServerProcess(env: Record<string, string>, port: number): Promise<ListeningServer> {
+  const server = spawnServer({
+    ...(process.env as Record<string, string>),
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}/v1`,
+    ...env,
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  await waitUntilReady(origin, server);
+  return { ...server, origin };
 }
