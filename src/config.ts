@@ -1,16 +1,20 @@
-import { Type, type Static } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
+import { Type } from '@sinclair/typebox';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { SocialnetAppSettings } from './connectors/registry-defaults.js';
 import type { ChatLimitSettings } from './domain/webchat/limits.js';
 import { checkTrustedProxies } from './lib/client-address.js';
+import { ConfigError, listSetting, readEnv, type Environment, type SettingsContext, type SettingsFragment, type SettingsOf } from './lib/env-settings.js';
 import { PRIVATE_FILE_MODE, ensurePrivateDirSync } from './lib/private-files.js';
+import { DEFAULT_POOL_SIZE, isSqliteUrl } from './store/database-url.js';
+
+export { ConfigError } from './lib/env-settings.js';
 
 /**
  * Every setting of the service, read from the environment once. Nothing else reads process.env.
  * Each entry names its variable and has a documented default (see docs/configuration.md).
+ * Settings that belong to one module (each connector's) are that module's fragment
+ * (lib/env-settings.ts): the runtime hands the list to loadSettings, and this file names no platform.
  */
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
 const Positive = Type.Integer({ minimum: 1 });
@@ -19,6 +23,7 @@ export const ConfigSchema = Type.Object({
   PORT: Type.Optional(Port),
   HOST: Type.Optional(Type.String({ minLength: 1 })),
   DATABASE_URL: Type.Optional(Type.String({ minLength: 1 })),
+  DATABASE_POOL_SIZE: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   ROLE: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('api'), Type.Literal('worker')])),
   DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
@@ -31,7 +36,6 @@ export const ConfigSchema = Type.Object({
   AUTH_CACHE_MS: Type.Optional(Type.Integer({ minimum: 0 })),
   CHANNEL_CACHE_MS: Type.Optional(Type.Integer({ minimum: 0 })),
   WEBHOOK_ALLOWLIST: Type.Optional(Type.String()),
-  MEDIA_ALLOWLIST: Type.Optional(Type.String()),
   WEBHOOK_RETRY_SCHEDULE: Type.Optional(Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?(,[0-9]+(\\.[0-9]+)?)*$' })),
   WEBHOOK_TIMEOUT_MS: Type.Optional(Positive),
   WEBHOOK_CONCURRENCY: Type.Optional(Positive),
@@ -54,32 +58,17 @@ export const ConfigSchema = Type.Object({
   TLS_CERT_FILE: Type.Optional(Type.String({ minLength: 1 })),
   TLS_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
   BOOTSTRAP_ACCOUNT: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
+  /** The stand-ins take seven consecutive ports (sandbox/registry.ts). */
   SANDBOX_PORT_BASE: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 - 6 })),
-  SOCIALNET_API_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
-  BOTMSG_API_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
-  APPMSG_API_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
-  SMSPROVIDER_API_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
-  RBM_API_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
-  MAILPROVIDER_API_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
-  APPMSG_BUSINESS_API_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   NLP_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
-  PLATFORM_TIMEOUT_MS: Type.Optional(Positive),
-  SOCIALNET_API_VERSION: Type.Optional(Type.String({ pattern: '^v[0-9]+\\.[0-9]+$' })),
-  SOCIALNET_APP_ID: Type.Optional(Type.String({ minLength: 1 })),
-  SOCIALNET_APP_SECRET: Type.Optional(Type.String({ minLength: 1 })),
-  SOCIALNET_VERIFY_TOKEN: Type.Optional(Type.String({ minLength: 1 })),
-  SOCIALNET_TOKEN_PREFIX: Type.Optional(Type.String({ pattern: '^[a-z]{1,10}$' })),
-  SOCIALNET_PROFILE_EDGE: Type.Optional(Type.String({ pattern: '^[a-z_]{1,60}_profile$' })),
-  SOCIALNET_SUBSCRIBE_APP: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
-  BOTMSG_SECRET_HEADER: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9-]{1,100}$' })),
 });
-
-type RawConfig = Static<typeof ConfigSchema>;
 
 export interface Config {
   port: number;
   host: string;
   databaseUrl: string;
+  /** Connections of the store's query pool on PostgreSQL (the whole budget: store/postgres/connections.ts). */
+  databasePoolSize: number;
   /** `{base_url}`: public address of the API, ending in /v1, used in Location headers and file URLs. */
   publicUrl: string;
   role: 'all' | 'api' | 'worker';
@@ -114,29 +103,11 @@ export interface Config {
   chatUploadSweepMs: number;
   tls: { certFile: string; keyFile: string } | undefined;
   bootstrapAccount: boolean;
-  platforms: {
-    socialnetApiUrl: string;
-    botmsgApiUrl: string;
-    appmsgApiUrl: string;
-    smsproviderApiUrl: string;
-    rbmApiUrl: string;
-    mailproviderApiUrl: string;
-    appmsgBusinessApiUrl: string;
-    nlpUrl: string | undefined;
-    /** Deadline of each call to a platform (connectors). */
-    timeoutMs: number;
-    /** Private hosts, addresses and ranges (optionally with a port) received files may be downloaded from. */
-    mediaAllowlist: string[];
-    /** The socialnet_chat app the service runs as, and the brand-carrying names of its protocol. */
-    socialnet: SocialnetAppSettings;
-    botmsgSecretHeader: string;
-  };
-}
-
-export class ConfigError extends Error {}
-
-function isSqlitePath(url: string): boolean {
-  return !/^postgres(ql)?:\/\//.test(url);
+  /** Where the local stand-ins listen (SANDBOX_PORT_BASE): a platform URL that is not set points at its stand-in. */
+  sandboxPortBase: number;
+  nlpUrl: string | undefined;
+  /** The variables as read, for the settings other modules contribute (loadSettings). */
+  environment: Environment;
 }
 
 /** The encryption key comes from configuration, or is generated once into the data folder. */
@@ -150,60 +121,19 @@ function loadOrCreateKey(dataDir: string): string {
   return key;
 }
 
-const NUMERIC = new Set([
-  'PORT',
-  'BODY_LIMIT_BYTES',
-  'RATE_LIMIT_WINDOW_SECONDS',
-  'AUTH_CACHE_MS',
-  'CHANNEL_CACHE_MS',
-  'WEBHOOK_TIMEOUT_MS',
-  'WEBHOOK_CONCURRENCY',
-  'WEBHOOK_ENDPOINT_CONCURRENCY',
-  'WEBHOOK_ACCOUNT_CONCURRENCY',
-  'WORKER_POLL_MS',
-  'SHARED_MODE_MESSAGE_LIMIT',
-  'CHAT_MAX_UPLOAD_BYTES',
-  'PLATFORM_TIMEOUT_MS',
-  'SANDBOX_PORT_BASE',
-  'CHAT_CONNECTIONS_PER_ADDRESS',
-  'CHAT_SESSIONS_PER_ADDRESS_PER_MINUTE',
-  'CHAT_SESSIONS_BURST',
-  'CHAT_EVENTS_PER_SECOND',
-  'CHAT_EVENTS_BURST',
-  'CHAT_UPLOAD_BYTES_PER_SESSION_PER_HOUR',
-  'CHAT_UPLOAD_BYTES_PER_ADDRESS_PER_HOUR',
-  'CHAT_CHANNEL_STORAGE_BYTES',
-  'CHAT_UPLOAD_TTL_SECONDS',
-  'CHAT_UPLOAD_SWEEP_SECONDS',
-]);
-
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const raw: Record<string, unknown> = {};
-  for (const key of Object.keys(ConfigSchema.properties)) {
-    const value = env[key];
-    if (value === undefined || value === '') continue;
-    raw[key] = NUMERIC.has(key) && /^-?[0-9]+$/.test(value) ? Number(value) : value;
-  }
-  if (!Value.Check(ConfigSchema, raw)) {
-    const first = [...Value.Errors(ConfigSchema, raw)][0];
-    const name = first ? first.path.slice(1) : 'configuration';
-    throw new ConfigError(`Invalid configuration: ${name}=${JSON.stringify(raw[name] ?? null)} (${first?.message ?? 'invalid'})`);
-  }
-  const c = raw as RawConfig;
+export function loadConfig(env: Environment = process.env): Config {
+  const c = readEnv(env, ConfigSchema.properties);
   const port = c.PORT ?? 8080;
   const host = c.HOST ?? '0.0.0.0';
   const dataDir = resolve(c.DATA_DIR ?? './data');
   const databaseUrl = c.DATABASE_URL ?? join(dataDir, 'parley.db');
-  if (isSqlitePath(databaseUrl)) ensurePrivateDirSync(dirname(resolve(databaseUrl)));
+  if (isSqliteUrl(databaseUrl)) ensurePrivateDirSync(dirname(resolve(databaseUrl)));
   const publicUrl = (c.PUBLIC_URL ?? `http://localhost:${port}/v1`).replace(/\/+$/, '');
   if (!publicUrl.endsWith('/v1')) throw new ConfigError(`Invalid configuration: PUBLIC_URL must end in /v1 (got ${publicUrl})`);
   if ((c.TLS_CERT_FILE === undefined) !== (c.TLS_KEY_FILE === undefined)) {
     throw new ConfigError('Invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE go together');
   }
-  const chatTrustedProxies = (c.CHAT_TRUSTED_PROXIES ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
+  const chatTrustedProxies = listSetting(c.CHAT_TRUSTED_PROXIES);
   try {
     checkTrustedProxies(chatTrustedProxies);
   } catch (error) {
@@ -214,13 +144,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   // Half of the calls by default (at least one receiver's worth): the other accounts keep the rest.
   const accountConcurrency = Math.min(hookConcurrency, c.WEBHOOK_ACCOUNT_CONCURRENCY ?? Math.max(endpointConcurrency, Math.ceil(hookConcurrency / 2)));
   const schedule = (c.WEBHOOK_RETRY_SCHEDULE ?? '60,300,1200,3600,10800,28800').split(',').map(Number);
-  // A platform URL not set explicitly points at its local stand-in: `npm run sandbox` listens on
-  // consecutive ports from SANDBOX_PORT_BASE in this order (sandbox/registry.ts).
-  const standIn = (offset: number) => `http://127.0.0.1:${(c.SANDBOX_PORT_BASE ?? 9101) + offset}`;
   return {
     port,
     host,
     databaseUrl,
+    databasePoolSize: c.DATABASE_POOL_SIZE ?? DEFAULT_POOL_SIZE,
     publicUrl,
     role: c.ROLE ?? 'all',
     dataDir,
@@ -233,10 +161,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     authCacheMs: c.AUTH_CACHE_MS ?? 5000,
     channelCacheMs: c.CHANNEL_CACHE_MS ?? 5000,
     webhook: {
-      allowlist: (c.WEBHOOK_ALLOWLIST ?? '')
-        .split(',')
-        .map((s) => s.trim())
-        .filter((s) => s.length > 0),
+      allowlist: listSetting(c.WEBHOOK_ALLOWLIST),
       retryScheduleSeconds: schedule,
       timeoutMs: c.WEBHOOK_TIMEOUT_MS ?? 60_000,
       concurrency: hookConcurrency,
@@ -261,34 +186,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     chatUploadSweepMs: (c.CHAT_UPLOAD_SWEEP_SECONDS ?? 900) * 1000,
     tls: c.TLS_CERT_FILE && c.TLS_KEY_FILE ? { certFile: c.TLS_CERT_FILE, keyFile: c.TLS_KEY_FILE } : undefined,
     bootstrapAccount: (c.BOOTSTRAP_ACCOUNT ?? 'true') === 'true',
-    platforms: {
-      socialnetApiUrl: c.SOCIALNET_API_URL ?? standIn(0),
-      botmsgApiUrl: c.BOTMSG_API_URL ?? standIn(1),
-      smsproviderApiUrl: c.SMSPROVIDER_API_URL ?? standIn(2),
-      appmsgApiUrl: c.APPMSG_API_URL ?? standIn(3),
-      rbmApiUrl: c.RBM_API_URL ?? standIn(4),
-      mailproviderApiUrl: c.MAILPROVIDER_API_URL ?? standIn(5),
-      appmsgBusinessApiUrl: c.APPMSG_BUSINESS_API_URL ?? standIn(6),
-      nlpUrl: c.NLP_URL,
-      timeoutMs: c.PLATFORM_TIMEOUT_MS ?? 10_000,
-      mediaAllowlist: (c.MEDIA_ALLOWLIST ?? '')
-        .split(',')
-        .map((s) => s.trim())
-        .filter((s) => s.length > 0),
-      socialnet: {
-        apiVersion: c.SOCIALNET_API_VERSION ?? 'v25.0',
-        appId: c.SOCIALNET_APP_ID,
-        appSecret: c.SOCIALNET_APP_SECRET,
-        verifyToken: c.SOCIALNET_VERIFY_TOKEN,
-        tokenPrefix: c.SOCIALNET_TOKEN_PREFIX ?? 'sn',
-        profileEdge: c.SOCIALNET_PROFILE_EDGE ?? 'socialnet_chat_profile',
-        subscribeApp: (c.SOCIALNET_SUBSCRIBE_APP ?? 'true') === 'true',
-      },
-      botmsgSecretHeader: c.BOTMSG_SECRET_HEADER ?? 'X-Botmsg-Bot-Api-Secret-Token',
-    },
+    sandboxPortBase: c.SANDBOX_PORT_BASE ?? 9101,
+    nlpUrl: c.NLP_URL,
+    environment: { ...env },
   };
 }
 
-export function isSqliteUrl(url: string): boolean {
-  return isSqlitePath(url);
+/**
+ * The settings the fragments of `list` contribute (each connector its own), read from the
+ * variables the configuration was loaded from, with the same checks: a bad value is a ConfigError
+ * naming the variable. A platform URL that is not set points at its local stand-in: `npm run
+ * sandbox` listens on consecutive ports from SANDBOX_PORT_BASE.
+ */
+export function loadSettings<L extends Record<string, SettingsFragment<any, unknown>>>(config: Config, list: L): SettingsOf<L> {
+  const context: SettingsContext = { standInUrl: (offset) => `http://127.0.0.1:${config.sandboxPortBase + offset}` };
+  const settings: Record<string, unknown> = {};
+  for (const [name, fragment] of Object.entries(list)) settings[name] = fragment.parse(readEnv(config.environment, fragment.env), context);
+  return settings as SettingsOf<L>;
 }

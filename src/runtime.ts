@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Config } from './config.js';
+import { loadSettings, type Config } from './config.js';
 import { createLogger, type Logger } from './lib/logger.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { IdGenerator } from './lib/ids.js';
@@ -10,7 +10,7 @@ import { AccountService } from './domain/accounts/service.js';
 import { ChannelService } from './domain/channels/service.js';
 import { ConcurrencyGate, RateLimiter } from './domain/limits/rate-limiter.js';
 import { ConnectorRegistry } from './connectors/connector.js';
-import { defaultConnectors } from './connectors/registry-defaults.js';
+import { CONNECTOR_SETTINGS, defaultConnectors } from './connectors/registry-defaults.js';
 import { InboundService } from './domain/inbound/service.js';
 import { ProfileLoader } from './domain/inbound/profiles.js';
 import { inboundRoutes } from './api/routes/inbound.js';
@@ -85,7 +85,9 @@ export interface Runtime {
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
-  const store = await openStore(config.databaseUrl);
+  // The connectors' own variables are checked before anything opens (a bad one stops the start).
+  const connectorSettings = loadSettings(config, CONNECTOR_SETTINGS);
+  const store = await openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   try {
     await store.migrate();
   } catch (error) {
@@ -94,15 +96,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   }
   const ids = new IdGenerator(store.instanceId, () => clock.now());
   const box = SecretBox.fromBase64(config.encryptionKey);
-  const connectors =
-    options.connectors ??
-    defaultConnectors({
-      publicUrl: config.publicUrl,
-      timeoutMs: config.platforms.timeoutMs,
-      mediaAllowlist: config.platforms.mediaAllowlist,
-      socialnet: { apiUrl: config.platforms.socialnetApiUrl, ...config.platforms.socialnet },
-      botmsg: { apiUrl: config.platforms.botmsgApiUrl, secretHeaderName: config.platforms.botmsgSecretHeader },
-    });
+  const connectors = options.connectors ?? defaultConnectors({ publicUrl: config.publicUrl, ...connectorSettings });
 
   const accounts = new AccountService({ store, ids, clock, authCacheMs: config.authCacheMs });
   const removeFiles = async (keys: readonly string[]) => {
@@ -220,7 +214,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       : new ChatServer(app.server, {
           chat,
           logger: logger.child({ component: 'chat' }),
-          databaseUrl: config.databaseUrl,
+          openClusterBus: (onError) => store.openClusterBus(onError),
           maxUploadBytes: config.chatMaxUploadBytes,
           limits: chatLimits,
           clientAddress: clientAddressOf(config.chatTrustedProxies),

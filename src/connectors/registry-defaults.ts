@@ -1,43 +1,64 @@
+import { Type } from '@sinclair/typebox';
 import { ConnectorRegistry } from './connector.js';
 import { createBotmsgConnector } from './botmsg/connector.js';
 import { DEFAULT_MAX_MEDIA_BYTES as BOTMSG_MAX_MEDIA } from './botmsg/options.js';
 import { createSocialnetChatConnector } from './socialnet_chat/connector.js';
 import { allowlistEntryOf, MediaDownloader } from './media-download.js';
 import { DEFAULT_MAX_MEDIA_BYTES as SOCIALNET_MAX_MEDIA } from './socialnet_chat/options.js';
+import { socialnetChatSettings } from './socialnet_chat/config.js';
+import { botmsgSettings } from './botmsg/config.js';
+import { listSetting, PlatformUrl, settingsFragment, type SettingsOf } from '../lib/env-settings.js';
 
-/** The socialnet_chat app the service runs as, and the brand-carrying names of its protocol (config.ts reads them). */
-export interface SocialnetAppSettings {
-  apiVersion: string;
-  appId: string | undefined;
-  appSecret: string | undefined;
-  verifyToken: string | undefined;
-  tokenPrefix: string;
-  profileEdge: string;
-  subscribeApp: boolean;
-}
+/** What every connector shares: the deadline of each platform call, and where received files may come from. */
+const platformSettings = settingsFragment(
+  {
+    PLATFORM_TIMEOUT_MS: Type.Optional(Type.Integer({ minimum: 1 })),
+    MEDIA_ALLOWLIST: Type.Optional(Type.String()),
+  },
+  (v) => ({
+    timeoutMs: v.PLATFORM_TIMEOUT_MS ?? 10_000,
+    /** Private hosts, addresses and ranges (optionally with a port) received files may be downloaded from. */
+    mediaAllowlist: listSetting(v.MEDIA_ALLOWLIST) as readonly string[],
+  }),
+);
 
-/** What the platform connectors need from the service's configuration (runtime.ts passes it). */
-export interface PlatformConnectorSettings {
+/** A platform whose connector comes next: its base URL only, its stand-in's until set (offsets: sandbox/registry.ts). */
+const upcomingPlatform = (variable: string, portOffset: number) =>
+  settingsFragment({ [variable]: Type.Optional(PlatformUrl) }, (v, context) => ({
+    apiUrl: (v[variable] as string | undefined) ?? context.standInUrl(portOffset),
+  }));
+
+/**
+ * The configuration the connectors contribute, one fragment each. The runtime hands this list
+ * to config.ts, which checks every variable at start; config.ts itself names no platform.
+ */
+export const CONNECTOR_SETTINGS = {
+  platforms: platformSettings,
+  socialnet_chat: socialnetChatSettings,
+  botmsg: botmsgSettings,
+  smsprovider: upcomingPlatform('SMSPROVIDER_API_URL', 2),
+  appmsg: upcomingPlatform('APPMSG_API_URL', 3),
+  rbm: upcomingPlatform('RBM_API_URL', 4),
+  mailprovider: upcomingPlatform('MAILPROVIDER_API_URL', 5),
+  appmsg_business_messages: upcomingPlatform('APPMSG_BUSINESS_API_URL', 6),
+};
+
+export type ConnectorSettings = SettingsOf<typeof CONNECTOR_SETTINGS>;
+
+/** What the platform connectors need (runtime.ts passes it): their settings and the service's public address. */
+export type PlatformConnectorSettings = ConnectorSettings & {
   /** `{base_url}`: the service's public address ending in /v1; inbound URLs are built from it. */
   publicUrl: string;
-  timeoutMs: number;
-  /** MEDIA_ALLOWLIST: private hosts, addresses and ranges received files may come from. */
-  mediaAllowlist: readonly string[];
-  socialnet: SocialnetAppSettings & { apiUrl: string };
-  botmsg: {
-    apiUrl: string;
-    secretHeaderName: string;
-  };
-}
+};
 
 /** The registry with every platform connector that is built, configured from the settings. */
 export function defaultConnectors(settings: PlatformConnectorSettings): ConnectorRegistry {
   const registry = new ConnectorRegistry();
-  const s = settings.socialnet;
+  const s = settings.socialnet_chat;
   // The platforms' own base URLs are trusted as configured (the local stand-ins in development),
   // each exactly at its host and port; anything else private needs MEDIA_ALLOWLIST.
   const platforms = [s.apiUrl, settings.botmsg.apiUrl].map(allowlistEntryOf).filter((e): e is string => e !== null);
-  const media = new MediaDownloader({ allowlist: [...settings.mediaAllowlist, ...platforms] });
+  const media = new MediaDownloader({ allowlist: [...settings.platforms.mediaAllowlist, ...platforms] });
   registry.register(
     createSocialnetChatConnector({
       apiUrl: s.apiUrl,
@@ -49,7 +70,7 @@ export function defaultConnectors(settings: PlatformConnectorSettings): Connecto
       profileEdge: s.profileEdge,
       callbackUrl: `${settings.publicUrl}/inbound/socialnet_chat`,
       subscribeApp: s.subscribeApp,
-      timeoutMs: settings.timeoutMs,
+      timeoutMs: settings.platforms.timeoutMs,
       maxMediaBytes: SOCIALNET_MAX_MEDIA,
       media,
     }),
@@ -59,7 +80,7 @@ export function defaultConnectors(settings: PlatformConnectorSettings): Connecto
       apiUrl: settings.botmsg.apiUrl,
       secretHeaderName: settings.botmsg.secretHeaderName,
       inboundUrl: (channelId, endpoint) => `${settings.publicUrl}/inbound/${channelId}/${endpoint}`,
-      timeoutMs: settings.timeoutMs,
+      timeoutMs: settings.platforms.timeoutMs,
       maxMediaBytes: BOTMSG_MAX_MEDIA,
       media,
     }),

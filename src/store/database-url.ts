@@ -2,3 +2,6 @@
 export function isSqliteUrl(url: string): boolean {
   return !/^postgres(ql)?:\/\//.test(url);
 }
+
+/** Connections of the query pool on PostgreSQL when DATABASE_POOL_SIZE is not set (postgres/connections.ts). */
+export const DEFAULT_POOL_SIZE = 10;

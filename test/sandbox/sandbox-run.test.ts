@@ -4,6 +4,8 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { STAND_INS } from '../../sandbox/registry.js';
+import { loadSettings } from '../../src/config.js';
+import { CONNECTOR_SETTINGS } from '../../src/connectors/registry-defaults.js';
 import { startTestServer } from '../helpers/runtime.js';
 import { startWebhookReceiver } from '../chat/helpers/webhooks.js';
 import { at, get, post } from './helpers/http.js';
@@ -73,8 +75,8 @@ test('SANDBOX_PORT_BASE alone points the server at every moved stand-in; its cha
   assert.deepEqual(Object.keys(sandbox.settings).sort(), ['SANDBOX_PORT_BASE', 'SOCIALNET_APP_ID', 'SOCIALNET_APP_SECRET', 'SOCIALNET_VERIFY_TOKEN']);
   const s = await startTestServer('sqlite', { workers: true, env: sandbox.settings });
   t.after(() => s.close());
-  const p = s.runtime.config.platforms;
-  const urls = [p.socialnetApiUrl, p.botmsgApiUrl, p.smsproviderApiUrl, p.appmsgApiUrl, p.rbmApiUrl, p.mailproviderApiUrl, p.appmsgBusinessApiUrl];
+  const p = loadSettings(s.runtime.config, CONNECTOR_SETTINGS);
+  const urls = [p.socialnet_chat, p.botmsg, p.smsprovider, p.appmsg, p.rbm, p.mailprovider, p.appmsg_business_messages].map((platform) => platform.apiUrl);
   const reached = await Promise.all(urls.map(async (u) => (await get(`${u}/_sandbox`)).body.platform));
   assert.deepEqual(
     reached,
@@ -82,8 +84,8 @@ test('SANDBOX_PORT_BASE alone points the server at every moved stand-in; its cha
   );
 
   // Channels whose credentials are checked with the platforms when they are made.
-  const sn = p.socialnetApiUrl;
-  const bm = p.botmsgApiUrl;
+  const sn = p.socialnet_chat.apiUrl;
+  const bm = p.botmsg.apiUrl;
   const page = await post(`${sn}/_sandbox/pages`, { name: 'Coffee Shop', category: 'Cafe' });
   const pageId = String(at(page.body, 'page', 'id'));
   const pageHook = await startWebhookReceiver();

@@ -3,22 +3,23 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, ConfigError, type Config } from '../../src/config.js';
+import { loadConfig, loadSettings, ConfigError, type Config } from '../../src/config.js';
+import { CONNECTOR_SETTINGS } from '../../src/connectors/registry-defaults.js';
 import { STAND_INS } from '../../sandbox/registry.js';
 
 const dataDir = () => mkdtempSync(join(tmpdir(), 'parley-config-'));
 
 /** The configured base URL of each stand-in's platform, by the variable that would set it. */
 function urlsByVariable(c: Config): Record<string, string> {
-  const p = c.platforms;
+  const p = loadSettings(c, CONNECTOR_SETTINGS);
   return {
-    SOCIALNET_API_URL: p.socialnetApiUrl,
-    BOTMSG_API_URL: p.botmsgApiUrl,
-    SMSPROVIDER_API_URL: p.smsproviderApiUrl,
-    APPMSG_API_URL: p.appmsgApiUrl,
-    RBM_API_URL: p.rbmApiUrl,
-    MAILPROVIDER_API_URL: p.mailproviderApiUrl,
-    APPMSG_BUSINESS_API_URL: p.appmsgBusinessApiUrl,
+    SOCIALNET_API_URL: p.socialnet_chat.apiUrl,
+    BOTMSG_API_URL: p.botmsg.apiUrl,
+    SMSPROVIDER_API_URL: p.smsprovider.apiUrl,
+    APPMSG_API_URL: p.appmsg.apiUrl,
+    RBM_API_URL: p.rbm.apiUrl,
+    MAILPROVIDER_API_URL: p.mailprovider.apiUrl,
+    APPMSG_BUSINESS_API_URL: p.appmsg_business_messages.apiUrl,
   };
 }
 
@@ -48,5 +49,5 @@ test('a SANDBOX_PORT_BASE that is not a port, or leaves no room for the last sta
       value,
     );
   }
-  assert.equal(loadConfig({ DATA_DIR: dataDir(), SANDBOX_PORT_BASE: '65529' }).platforms.appmsgBusinessApiUrl, 'http://127.0.0.1:65535');
+  assert.equal(urlsByVariable(loadConfig({ DATA_DIR: dataDir(), SANDBOX_PORT_BASE: '65529' })).APPMSG_BUSINESS_API_URL, 'http://127.0.0.1:65535');
 });

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, ConfigError } from '../../src/config.js';
+import { loadConfig, loadSettings, ConfigError } from '../../src/config.js';
+import { CONNECTOR_SETTINGS } from '../../src/connectors/registry-defaults.js';
 
 const dataDir = () => mkdtempSync(join(tmpdir(), 'parley-config-'));
 
@@ -49,4 +50,29 @@ test('PUBLIC_URL and a postgres DATABASE_URL are taken as given', () => {
   const c = loadConfig({ DATA_DIR: dataDir(), PUBLIC_URL: 'https://api.example.com/v1/', DATABASE_URL: 'postgres://u@h/db' });
   assert.equal(c.publicUrl, 'https://api.example.com/v1');
   assert.equal(c.databaseUrl, 'postgres://u@h/db');
+});
+
+test('DATABASE_POOL_SIZE sets the query pool of the PostgreSQL store (10 unless set)', () => {
+  assert.equal(loadConfig({ DATA_DIR: dataDir() }).databasePoolSize, 10);
+  assert.equal(loadConfig({ DATA_DIR: dataDir(), DATABASE_POOL_SIZE: '4' }).databasePoolSize, 4);
+  for (const value of ['0', 'x', '2.5']) {
+    assert.throws(
+      () => loadConfig({ DATA_DIR: dataDir(), DATABASE_POOL_SIZE: value }),
+      (e: unknown) => e instanceof ConfigError && /DATABASE_POOL_SIZE/.test(e.message),
+      value,
+    );
+  }
+});
+
+test("a connector's variables are checked by its own fragment, with the same message naming the variable", () => {
+  const config = loadConfig({ DATA_DIR: dataDir(), SOCIALNET_API_VERSION: '25', PLATFORM_TIMEOUT_MS: '2500', MEDIA_ALLOWLIST: ' 10.0.0.1:80, ,host ' });
+  assert.throws(
+    () => loadSettings(config, CONNECTOR_SETTINGS),
+    (e: unknown) => e instanceof ConfigError && /SOCIALNET_API_VERSION="25"/.test(e.message),
+  );
+  const settings = loadSettings(loadConfig({ DATA_DIR: dataDir(), PLATFORM_TIMEOUT_MS: '2500', MEDIA_ALLOWLIST: ' 10.0.0.1:80, ,host ' }), CONNECTOR_SETTINGS);
+  assert.equal(settings.platforms.timeoutMs, 2500);
+  assert.deepEqual(settings.platforms.mediaAllowlist, ['10.0.0.1:80', 'host']);
+  assert.equal(settings.socialnet_chat.apiVersion, 'v25.0');
+  assert.equal(settings.botmsg.secretHeaderName, 'X-Botmsg-Bot-Api-Secret-Token');
 });

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { DEFAULT_POOL_SIZE } from '../database-url.js';
 
 /**
  * Every PostgreSQL connection one process opens, and so the whole connection budget of the
@@ -16,8 +17,6 @@ import pg from 'pg';
  * only close() here ends a pool, so nothing is ended twice or left open.
  */
 export const WORKER_POOL_SIZE = 4;
-/** The query pool's size when none is configured. */
-export const DEFAULT_POOL_SIZE = 10;
 
 /** int8 values (ids, epoch-ms times, counts) stay below 2^53, so plain numbers are safe. */
 const types = {
