@@ -22,10 +22,30 @@ function find(dir) {
   return out;
 }
 
+// The files that take longest (they start processes or a browser) go first: two at a time,
+// a long file started last would leave one core idle while it finishes alone.
+const SLOW_FIRST = [
+  'test/cli.test.ts',
+  'test/delivery/crash.test.ts',
+  'test/delivery/two-workers.test.ts',
+  'test/browser/widget-busy.test.ts',
+  'test/sandbox/sandbox-run.test.ts',
+  'test/browser/widget-outbox.test.ts',
+  'test/browser/widget.test.ts',
+  'test/api/shared-quota.test.ts',
+  'test/readme-quickstart.test.ts',
+  'test/api/fuzz.test.ts',
+  'test/delivery/backlog.test.ts',
+];
+const rank = (file) => {
+  const at = SLOW_FIRST.findIndex((slow) => file.endsWith(slow));
+  return at === -1 ? SLOW_FIRST.length : at;
+};
+
 const filters = process.argv.slice(2);
 const files = find('test')
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
-  .sort();
+  .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
