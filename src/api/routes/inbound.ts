@@ -34,29 +34,28 @@ export const inboundRoutes: RoutePlugin<{ inbound: InboundService }> = async (ap
     return reply.code(answer.status).header('Content-Type', answer.contentType).send(answer.body);
   };
 
-  void app.register(async (scope) => {
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  // This plugin is a scope of its own: the raw-body parser serves its routes only.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-    const hidden = { hide: true, security: [] } as const;
-    scope.get('/v1/inbound/:type', { schema: { ...hidden, params: Type.Object({ type: Type.String() }) } }, async (request, reply) => {
-      const { type } = request.params as { type: string };
-      return send(reply, inbound.handshake(type, callOf(request, inbound)));
-    });
+  const hidden = { hide: true, security: [] } as const;
+  app.get('/v1/inbound/:type', { schema: { ...hidden, params: Type.Object({ type: Type.String() }) } }, async (request, reply) => {
+    const { type } = request.params;
+    return send(reply, inbound.handshake(type, callOf(request, inbound)));
+  });
 
-    scope.post('/v1/inbound/:type', { schema: { ...hidden, params: Type.Object({ type: Type.String() }) } }, async (request, reply) => {
-      const { type } = request.params as { type: string };
-      return send(reply, await inbound.receiveForApp(type, callOf(request, inbound)));
-    });
+  app.post('/v1/inbound/:type', { schema: { ...hidden, params: Type.Object({ type: Type.String() }) } }, async (request, reply) => {
+    const { type } = request.params;
+    return send(reply, await inbound.receiveForApp(type, callOf(request, inbound)));
+  });
 
-    scope.route({
-      method: ['GET', 'POST'],
-      url: '/v1/inbound/:channel_id/:endpoint',
-      schema: { ...hidden, params: Type.Object({ channel_id: Type.String(), endpoint: Type.String() }) },
-      handler: async (request, reply) => {
-        const { channel_id, endpoint } = request.params as { channel_id: string; endpoint: string };
-        return send(reply, await inbound.receiveForChannel(channel_id, endpoint, callOf(request, inbound)));
-      },
-    });
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/v1/inbound/:channel_id/:endpoint',
+    schema: { ...hidden, params: Type.Object({ channel_id: Type.String(), endpoint: Type.String() }) },
+    handler: async (request, reply) => {
+      const { channel_id, endpoint } = request.params;
+      return send(reply, await inbound.receiveForChannel(channel_id, endpoint, callOf(request, inbound)));
+    },
   });
 };
