@@ -9,6 +9,16 @@ import globals from 'globals';
  */
 const layer = (group, message) => ['error', { patterns: [{ group, message }] }];
 
+/**
+ * Database drivers, Kysely (its query builder and dialects) and the dialect implementations live
+ * only in src/store; everything else reaches the database through the Store interface, and the
+ * store alone opens connections (store/postgres/connections.ts). These rules use the
+ * typescript-eslint twin of no-restricted-imports, so they add to each folder's layer rule above
+ * instead of replacing it.
+ */
+const DATABASE = ['pg', 'pg-*', 'pg/*', 'better-sqlite3', 'kysely', 'kysely/*', '**/store/postgres/**', '**/store/sqlite/**'];
+const DATABASE_MESSAGE = 'Drivers and dialects live only in src/store: use the Store interface (store/store.ts).';
+
 export default tseslint.config(
   { ignores: ['.tmp/**', 'dist/**', 'node_modules/**', 'data/**', 'web/**/dist/**', 'bench/results/**'] },
   js.configs.recommended,
@@ -68,6 +78,31 @@ export default tseslint.config(
       'no-restricted-imports': layer(
         ['**/api/**', '**/domain/**', '**/store/**', '**/connectors/**', '**/delivery/**', '**/chat/**'],
         'lib and schemas are the bottom layer.',
+      ),
+    },
+  },
+  {
+    files: ['src/**/*.ts', 'sandbox/**/*.ts', 'web/**/*.ts', 'web/**/*.js'],
+    ignores: ['src/store/**'],
+    rules: { '@typescript-eslint/no-restricted-imports': layer(DATABASE, DATABASE_MESSAGE) },
+  },
+  {
+    // The chat server, the stand-ins and the browser code know the store only as the Store interface.
+    files: ['src/chat/**/*.ts', 'sandbox/**/*.ts', 'web/**/*.ts', 'web/**/*.js'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': layer(
+        [...DATABASE, '**/store/**', '!**/store/store.js'],
+        'Only the Store interface (store/store.ts) of src/store, and no driver or dialect.',
+      ),
+    },
+  },
+  {
+    // Each connector contributes its own variables (its config.ts fragment); the runtime composes them.
+    files: ['src/config.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': layer(
+        [...DATABASE, '**/connectors/**'],
+        'config.ts names no platform: connectors contribute settings fragments, composed by runtime.ts (loadSettings).',
       ),
     },
   },
