@@ -10,7 +10,8 @@ import {
   type IssuedCredential,
   type PlatformResult,
 } from '../../src/connectors/connector.js';
-import { createServiceChatConnector, serverNotification } from '../../src/connectors/service_chat/connector.js';
+import { createServiceChatConnector, serverNotification, type WebChatPush } from '../../src/connectors/service_chat/connector.js';
+import { CHANNEL_TYPE_DEFINITIONS } from '../../src/channel-types/index.js';
 import { createBotmsgConnector } from '../../src/connectors/botmsg/connector.js';
 import { botFailure } from '../../src/connectors/botmsg/api.js';
 import { createSocialnetChatConnector } from '../../src/connectors/socialnet_chat/connector.js';
@@ -22,10 +23,10 @@ import { InboundService, type InboundServiceDeps } from '../../src/domain/inboun
 
 const media = new MediaDownloader({ allowlist: [] });
 
-test('the registry answers which roles a type plays, and nothing for a role it does not play', () => {
-  const pushed: string[] = [];
-  const registry = new ConnectorRegistry()
-    .register(createServiceChatConnector({ push: { message: (id) => pushed.push(`m:${id}`), notification: (id, n) => pushed.push(`n:${id}:${n.type}`) } }))
+/** Every connector that is built, as the runtime registers them (the platforms are never called here). */
+function builtConnectors(push: WebChatPush = { message() {}, notification() {} }): ConnectorRegistry {
+  return new ConnectorRegistry()
+    .register(createServiceChatConnector({ push }))
     .register(
       createBotmsgConnector({ apiUrl: 'http://127.0.0.1:1', secretHeaderName: 'x-secret', inboundUrl: () => '', timeoutMs: 10, maxMediaBytes: 1, media }),
     )
@@ -42,6 +43,10 @@ test('the registry answers which roles a type plays, and nothing for a role it d
         media,
       }),
     );
+}
+
+test('the registry answers which roles a type plays, and nothing for a role it does not play', () => {
+  const registry = builtConnectors();
   assert.deepEqual(registry.rolesOf('service_chat'), ['sender', 'localDelivery']);
   assert.deepEqual(registry.rolesOf('botmsg'), ['sender', 'notifications', 'channelInbound', 'media', 'verifier']);
   assert.deepEqual(registry.rolesOf('socialnet_chat'), ['sender', 'notifications', 'appInbound', 'handshake', 'media', 'profiles', 'verifier', 'settings']);
@@ -53,6 +58,27 @@ test('the registry answers which roles a type plays, and nothing for a role it d
   assert.equal(registry.role('socialnet_chat', 'appInbound')?.channelKeyField, 'id');
   // A role's name is looked up as the registry's own key, not through the prototype.
   assert.equal(registry.role('botmsg', 'toString' as 'sender'), undefined);
+});
+
+test("each built connector plays the roles its type's definition relies on", () => {
+  const registry = builtConnectors();
+  for (const definition of CHANNEL_TYPE_DEFINITIONS) {
+    const { type } = definition;
+    if (!registry.has(type)) continue;
+    const inbound = registry.role(type, 'channelInbound');
+    // The channel view shows the URLs of these endpoints: the connector must answer them.
+    for (const endpoint of definition.inboundEndpoints) {
+      assert.ok(
+        inbound?.endpoints.some((e) => e.name === endpoint),
+        `${type}: endpoint ${endpoint} shown but not declared`,
+      );
+    }
+    if (definition.capabilities.delivery === 'sync') assert.ok(registry.role(type, 'sender'), `${type}: a synchronous type sends`);
+    if (definition.capabilities.notifications.length > 0) {
+      assert.ok(registry.role(type, 'notifications') ?? registry.role(type, 'localDelivery'), `${type}: notifications reach someone`);
+    }
+    if (definition.settings.appliedOnPlatform) assert.ok(registry.role(type, 'settings'), `${type}: settings act on the platform`);
+  }
 });
 
 test('defineConnector keeps exactly the roles given, typed', async () => {
