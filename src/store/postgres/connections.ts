@@ -10,7 +10,8 @@ import { DEFAULT_POOL_SIZE } from '../database-url.js';
  *   the instance lease for the life of the process;
  * - the worker pool, WORKER_POOL_SIZE connections, opened only by a process that runs the
  *   webhook worker: its sessions commit without waiting for the disk (delivery-queue.ts);
- * - one listening client of the worker (LISTEN for new deliveries), only with a worker;
+ * - one listening client per queue a worker of the process works (LISTEN for due work: webhook
+ *   deliveries; jobs, once a job worker runs), only with a worker;
  * - one listening client of the chat cluster bus, only in a process that serves web chat.
  *
  * Pools are lent, not given: a module may wrap one in a Kysely instance and destroy that, but
