@@ -3,8 +3,6 @@ import { PostgresStore } from './postgres/postgres-store.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
 
-export { isSqliteUrl } from './database-url.js';
-
 export interface StoreOptions {
   /** PostgreSQL: connections of the query pool (DATABASE_POOL_SIZE; see postgres/connections.ts). */
   poolSize?: number;
