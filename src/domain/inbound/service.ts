@@ -198,16 +198,16 @@ export class InboundService {
   }
 
   /**
-   * Status reports and opt-outs come from the asynchronous platforms, whose messages the send
-   * worker sends: they are stored (message status, `message_failed`, the contact's opt-out) with
-   * it. Until then a connector that reports them is answered 200 and the report is only logged,
-   * so the platform does not retry it.
+   * Status reports and opt-outs come from the asynchronous platforms, whose messages a send
+   * worker sends; storing them (the message's status, `message_failed`, the contact's opt-out)
+   * comes with that worker. Until then such a report is answered 200, so the platform does not
+   * retry it, and logged.
    */
   private notStoredYet(channel: Channel, event: Extract<InboundEvent, { kind: 'status' | 'opt_out' }>): void {
     const detail = event.kind === 'status' ? { message: event.report.messageExternalId, status: event.report.status } : { reason: event.reason };
     this.deps.logger?.info(
       { channel: channel.id, kind: event.kind, ...detail },
-      `inbound ${event.kind} not stored: this service stores them with the send worker`,
+      `inbound ${event.kind} answered and not stored: this service does not store status reports and opt-outs yet`,
     );
   }
 
