@@ -5,7 +5,7 @@ import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import type { TestDatabase } from '../helpers/databases.js';
 import type { ApiClient } from '../helpers/api-client.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../chat/helpers/webhooks.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhooks.js';
 import { chromiumMissing, launchChromium, servePage, shopPage, type PageServer } from './helpers/browser.js';
 
 // The widget while the chat server is away and back: what the visitor writes is kept (across a

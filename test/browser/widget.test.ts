@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../chat/helpers/webhooks.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhooks.js';
 import { chromiumMissing, launchChromium, ownInterfacePage, servePage, shopPage, type PageServer } from './helpers/browser.js';
 import { shoePicture } from './helpers/images.js';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { openChat, sleep, type ClientVersion, type TestChatClient } from './helpers/chat-clients.js';
-import { startWebhookReceiver, type WebhookReceiver } from './helpers/webhooks.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhooks.js';
 
 const PAGE = 'https://shop.example.com';
 

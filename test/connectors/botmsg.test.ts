@@ -1,7 +1,7 @@
 import { describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
-import type { WebhookReceiver } from '../chat/helpers/webhooks.js';
+import type { WebhookReceiver } from '../helpers/webhooks.js';
 import { http, SECRET_HEADER, startHarness, type Harness } from './helpers/harness.js';
 
 interface Bot {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dialects } from '../helpers/databases.js';
-import type { WebhookReceiver } from '../chat/helpers/webhooks.js';
+import type { WebhookReceiver } from '../helpers/webhooks.js';
 import { http, SECRET_HEADER, startHarness, type Harness, type JsonAnswer } from './helpers/harness.js';
 
 /** Every file under a folder, with its bytes. */

@@ -1,7 +1,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
-import type { WebhookReceiver } from '../chat/helpers/webhooks.js';
+import type { WebhookReceiver } from '../helpers/webhooks.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 
 /**

@@ -2,7 +2,7 @@ import { describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { dialects } from '../helpers/databases.js';
-import type { WebhookReceiver } from '../chat/helpers/webhooks.js';
+import type { WebhookReceiver } from '../helpers/webhooks.js';
 import { APP_ID, APP_SECRET, http, startHarness, VERIFY_TOKEN, type Harness } from './helpers/harness.js';
 
 const VERSION = 'v25.0';

@@ -5,7 +5,7 @@ import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { literalRefusal } from '../../src/lib/address-guard.js';
 import { isAllowlisted, isBlockedAddress } from '../../src/lib/addresses.js';
-import { Receiver } from './receiver.js';
+import { Receiver } from '../helpers/receiver.js';
 import { channelWithWebhook, deliveries, eventually } from './support.js';
 
 /** IPv6 forms that carry an internal IPv4 address, or are internal themselves. */

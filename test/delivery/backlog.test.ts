@@ -2,7 +2,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
-import { Receiver } from './receiver.js';
+import { Receiver } from '../helpers/receiver.js';
 import { channelWithWebhook } from './support.js';
 
 const PER_CHANNEL = 150;

@@ -4,8 +4,9 @@ import { dialects, createTestDatabase, type TestDatabase } from '../helpers/data
 import { freePort } from '../helpers/runtime.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { openStore } from '../../src/store/open.js';
-import { Receiver, expectedSignatures, sleep } from './receiver.js';
+import { Receiver, expectedSignatures, sleep } from '../helpers/receiver.js';
 import { accountWithToken, baseEnv, spawnServer, type ServerProcess } from '../helpers/processes.js';
+import { eventually } from './support.js';
 
 /** Polls /readyz until the server answers. */
 async function ready(origin: string, server: ServerProcess): Promise<void> {
@@ -128,8 +129,25 @@ for (const { dialect, skip } of await dialects()) {
       const missing = [...accepted].filter((id) => !echoes.has(id));
       assert.deepEqual(missing, [], 'every 201 was delivered');
 
-      // Let the queue settle, stop the server cleanly, and compare with the store.
-      await sleep(300);
+      // Let the queue settle (no delivery pending), stop the server cleanly, and compare with the store.
+      const probe = await openStore(db.url);
+      try {
+        await eventually(
+          async () => {
+            const open = await probe.db
+              .selectFrom('deliveries')
+              .select('id')
+              .where('channel_id', '=', Number(channelId))
+              .where('status', '=', 'pending')
+              .executeTakeFirst();
+            return open ? undefined : true;
+          },
+          60_000,
+          'no delivery pending',
+        );
+      } finally {
+        await probe.close();
+      }
       await second.kill('SIGTERM');
       let cutOff: string[] = [];
       const store = await openStore(db.url);

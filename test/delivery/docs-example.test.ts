@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { appendEvent, channelWithWebhook, deliveryOf, eventually } from './support.js';
-import { sleep } from './receiver.js';
+import { sleep } from '../helpers/receiver.js';
 
 /** The example receiver of docs/webhooks.md, exactly as printed there. */
 function exampleReceiver(): string {

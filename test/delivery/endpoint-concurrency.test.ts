@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { EndpointSlots, type Ticket } from '../../src/delivery/endpoint-slots.js';
-import { Receiver, sleep } from './receiver.js';
+import { Receiver, sleep } from '../helpers/receiver.js';
 import { appendEvent, channelWithWebhook } from './support.js';
 
 describe('Endpoint slots', () => {

@@ -10,7 +10,7 @@ import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { DeliveriesRepo } from '../../src/store/repos/deliveries.js';
-import { Receiver } from './receiver.js';
+import { Receiver } from '../helpers/receiver.js';
 import { appendEvent, channelWithWebhook, deliveryOf } from './support.js';
 
 const list = DeliveriesRepo.prototype.list;

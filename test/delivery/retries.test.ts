@@ -4,7 +4,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { ManualClock } from '../../src/lib/clock.js';
-import { Receiver, sleep } from './receiver.js';
+import { Receiver, sleep } from '../helpers/receiver.js';
 import { appendEvent, channelWithWebhook, deliveryOf, eventually } from './support.js';
 
 const MINUTE = 60_000;

@@ -2,7 +2,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
-import { Receiver, expectedSignatures } from './receiver.js';
+import { Receiver, expectedSignatures } from '../helpers/receiver.js';
 import { appendEvent, channelWithWebhook, deliveries, eventually } from './support.js';
 
 for (const { dialect, skip } of await dialects()) {

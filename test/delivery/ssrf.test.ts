@@ -7,7 +7,7 @@ import { dialects, createTestDatabase, type TestDatabase } from '../helpers/data
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { guardedLookup, literalRefusal, type Resolver } from '../../src/lib/address-guard.js';
 import { isBlockedAddress } from '../../src/lib/addresses.js';
-import { Receiver, sleep } from './receiver.js';
+import { Receiver, sleep } from '../helpers/receiver.js';
 import { channelWithWebhook, deliveryOf, eventually } from './support.js';
 
 /** Runs the guarded lookup against a fixed DNS table. */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { ManualClock } from '../../src/lib/clock.js';
-import { Receiver, expectedSignatures, selfSignedCertificate } from './receiver.js';
+import { Receiver, expectedSignatures, selfSignedCertificate } from '../helpers/receiver.js';
 import { appendEvent, channelWithWebhook, deliveryOf, eventually } from './support.js';
 
 for (const { dialect, skip } of await dialects()) {

@@ -5,7 +5,7 @@ import { dialects, createTestDatabase, type TestDatabase } from '../helpers/data
 import { loadConfig } from '../../src/config.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import type { Channel } from '../../src/domain/channels/view.js';
-import { Receiver } from './receiver.js';
+import { Receiver } from '../helpers/receiver.js';
 import { eventually } from './support.js';
 import { baseEnv, spawnServer, type ServerProcess } from '../helpers/processes.js';
 

@@ -7,7 +7,7 @@ import { STAND_INS } from '../../sandbox/registry.js';
 import { loadSettings } from '../../src/config.js';
 import { CONNECTOR_SETTINGS } from '../../src/connectors/registry-defaults.js';
 import { startTestServer } from '../helpers/runtime.js';
-import { startWebhookReceiver } from '../chat/helpers/webhooks.js';
+import { startWebhookReceiver } from '../helpers/webhooks.js';
 import { at, get, post } from './helpers/http.js';
 import { freePortBase, startSandbox } from './helpers/sandbox-process.js';
 

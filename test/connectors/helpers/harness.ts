@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Clock } from '../../../src/lib/clock.js';
 import type { Dialect } from '../../helpers/databases.js';
 import { startTestServer, type TestServer } from '../../helpers/runtime.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../../chat/helpers/webhooks.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhooks.js';
 import { createSocialnetChatStandIn } from '../../../sandbox/socialnet_chat/server.js';
 import { createBotmsgStandIn } from '../../../sandbox/botmsg/server.js';
 import { makePng } from '../../../sandbox/shared/png.js';

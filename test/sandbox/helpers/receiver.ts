@@ -1,7 +1,9 @@
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
+import { Receiver as HttpReceiver, type Answer as HttpAnswer } from '../../helpers/receiver.js';
 
 // A real local HTTP receiver standing in for the service under test: records every request with its
-// raw body and answers with whatever the test configures.
+// raw body and answers with whatever the test configures. A view of the tests' one receiver
+// (test/helpers/receiver.ts) in the terms the stand-in tests use.
 
 export interface Received {
   method: string;
@@ -13,12 +15,7 @@ export interface Received {
   text: string;
 }
 
-export interface Answer {
-  status: number;
-  body?: string;
-  headers?: Record<string, string>;
-  delayMs?: number;
-}
+export type Answer = Exclude<HttpAnswer, 'hang'>;
 
 export type Responder = (req: Received) => Answer;
 
@@ -29,57 +26,30 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
 export async function startReceiver(responder: Responder = () => ({ status: 200, body: 'ok' })): Promise<Receiver> {
   let current = responder;
   const received: Received[] = [];
-  const timers = new Set<NodeJS.Timeout>();
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    void (async () => {
-      const rawBody = await readBody(req);
-      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      const entry: Received = {
-        method: req.method ?? 'GET',
-        url: req.url ?? '/',
-        path: url.pathname,
-        query: url.searchParams,
-        headers: req.headers,
-        rawBody,
-        text: rawBody.toString('utf8'),
-      };
-      received.push(entry);
-      const answer = current(entry);
-      const send = (): void => {
-        res.writeHead(answer.status, { 'content-type': 'text/plain', ...(answer.headers ?? {}) });
-        res.end(answer.body ?? '');
-      };
-      if (answer.delayMs) {
-        const t = setTimeout(() => {
-          timers.delete(t);
-          send();
-        }, answer.delayMs);
-        timers.add(t);
-      } else send();
-    })();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const addr = server.address();
-  if (addr === null || typeof addr === 'string') throw new Error('no address');
+  const receiver = await HttpReceiver.start();
+  receiver.answer = (call) => {
+    const url = new URL(call.path || '/', 'http://127.0.0.1');
+    const entry: Received = {
+      method: call.method,
+      url: call.path || '/',
+      path: url.pathname,
+      query: url.searchParams,
+      headers: call.headers,
+      rawBody: call.raw,
+      text: call.raw.toString('utf8'),
+    };
+    received.push(entry);
+    return current(entry);
+  };
   return {
-    url: `http://127.0.0.1:${addr.port}`,
+    url: receiver.origin,
     received,
     respond(r) {
       current = r;
     },
-    async close() {
-      for (const t of timers) clearTimeout(t);
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => receiver.close(),
   };
 }

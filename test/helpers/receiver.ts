@@ -1,6 +1,8 @@
 /**
- * A local webhook receiver for delivery tests: records every call with its raw body bytes and
- * answers as the test says (a status, or never: 'hang'). HTTP or HTTPS.
+ * The local HTTP receiver of the tests: records every call with its raw body bytes and answers as
+ * the test says (a status, headers, a delay, or never: 'hang'). HTTP or HTTPS. The webhook
+ * receiver of the chat and connector tests (webhooks.ts) and the sandbox's stand-in for the
+ * service (test/sandbox/helpers/receiver.ts) are views of this one.
  */
 import { createServer as createHttp, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttps } from 'node:https';
@@ -12,6 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export interface Call {
+  method: string;
+  /** The request target as sent: path and query. */
   path: string;
   headers: IncomingHttpHeaders;
   raw: Buffer;
@@ -20,7 +24,7 @@ export interface Call {
   at: number;
 }
 
-export type Answer = { status: number; body?: string; delayMs?: number } | 'hang';
+export type Answer = { status: number; body?: string; headers?: Record<string, string>; delayMs?: number } | 'hang';
 
 export class Receiver {
   readonly calls: Call[] = [];
@@ -81,14 +85,14 @@ export class Receiver {
       } catch {
         body = undefined;
       }
-      const call: Call = { path: req.url ?? '', headers: req.headers, raw, body, at: Date.now() };
+      const call: Call = { method: req.method ?? 'GET', path: req.url ?? '', headers: req.headers, raw, body, at: Date.now() };
       this.calls.push(call);
       const answer = this.answer(call);
       for (const w of this.waiters.splice(0)) w();
       if (answer === 'hang') return;
       const send = () => {
         if (gone || res.destroyed) return;
-        res.writeHead(answer.status, { 'content-type': 'text/plain' });
+        res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
         res.end(answer.body ?? '');
         done();
       };
