@@ -44,7 +44,7 @@ export interface PlatformChannelState {
   reach: 'anyone' | 'testers' | 'nobody';
 }
 
-/** Reads the channel's state from the platform (a worker refreshes it; the API shows the last one read). */
+/** Reads the channel's state from the platform. */
 export interface ChannelStateReader {
   readState(channel: ChannelContext): Promise<PlatformResult<PlatformChannelState>>;
 }
