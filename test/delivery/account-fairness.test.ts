@@ -4,7 +4,8 @@ import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { EndpointSlots, type Ticket } from '../../src/delivery/endpoint-slots.js';
 import { Receiver, sleep } from '../helpers/receiver.js';
-import { channelWithWebhook, eventually } from './support.js';
+import { channelWithWebhook } from '../helpers/factories.js';
+import { eventually } from '../helpers/waits.js';
 
 describe('Delivery slots shared by accounts', () => {
   test('accounts take turns, one account gets at most its calls and its share of held rows', () => {

@@ -6,7 +6,8 @@ import { ApiClient } from '../helpers/api-client.js';
 import { literalRefusal } from '../../src/lib/address-guard.js';
 import { isAllowlisted, isBlockedAddress } from '../../src/lib/addresses.js';
 import { Receiver } from '../helpers/receiver.js';
-import { channelWithWebhook, deliveries, eventually } from './support.js';
+import { channelWithWebhook, deliveries } from '../helpers/factories.js';
+import { eventually } from '../helpers/waits.js';
 
 /** IPv6 forms that carry an internal IPv4 address, or are internal themselves. */
 const REFUSED_V6 = [

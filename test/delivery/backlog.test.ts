@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { Receiver } from '../helpers/receiver.js';
-import { channelWithWebhook } from './support.js';
+import { channelWithWebhook } from '../helpers/factories.js';
 
 const PER_CHANNEL = 150;
 

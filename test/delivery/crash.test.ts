@@ -6,7 +6,7 @@ import { ApiClient } from '../helpers/api-client.js';
 import { openStore } from '../../src/store/open.js';
 import { Receiver, expectedSignatures, sleep } from '../helpers/receiver.js';
 import { accountWithToken, baseEnv, spawnServer, type ServerProcess } from '../helpers/processes.js';
-import { eventually } from './support.js';
+import { eventually } from '../helpers/waits.js';
 
 /** Polls /readyz until the server answers. */
 async function ready(origin: string, server: ServerProcess): Promise<void> {

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
-import { appendEvent, channelWithWebhook, deliveryOf, eventually } from './support.js';
+import { appendEvent, channelWithWebhook, deliveryOf } from '../helpers/factories.js';
+import { eventually } from '../helpers/waits.js';
 import { sleep } from '../helpers/receiver.js';
 
 /** The example receiver of docs/webhooks.md, exactly as printed there. */

@@ -4,7 +4,7 @@ import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { EndpointSlots, type Ticket } from '../../src/delivery/endpoint-slots.js';
 import { Receiver, sleep } from '../helpers/receiver.js';
-import { appendEvent, channelWithWebhook } from './support.js';
+import { appendEvent, channelWithWebhook } from '../helpers/factories.js';
 
 describe('Endpoint slots', () => {
   test('at most perEndpoint jobs run per endpoint and total overall; endpoints take turns', () => {

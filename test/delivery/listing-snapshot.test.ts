@@ -11,7 +11,7 @@ import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { DeliveriesRepo } from '../../src/store/repos/deliveries.js';
 import { Receiver } from '../helpers/receiver.js';
-import { appendEvent, channelWithWebhook, deliveryOf } from './support.js';
+import { appendEvent, channelWithWebhook, deliveryOf } from '../helpers/factories.js';
 
 const list = DeliveriesRepo.prototype.list;
 let gapMs = 0;

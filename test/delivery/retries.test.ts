@@ -5,7 +5,8 @@ import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { Receiver, sleep } from '../helpers/receiver.js';
-import { appendEvent, channelWithWebhook, deliveryOf, eventually } from './support.js';
+import { appendEvent, channelWithWebhook, deliveryOf } from '../helpers/factories.js';
+import { eventually } from '../helpers/waits.js';
 
 const MINUTE = 60_000;
 

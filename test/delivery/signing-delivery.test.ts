@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { Receiver, expectedSignatures } from '../helpers/receiver.js';
-import { appendEvent, channelWithWebhook, deliveries, eventually } from './support.js';
+import { appendEvent, channelWithWebhook, deliveries } from '../helpers/factories.js';
+import { eventually } from '../helpers/waits.js';
 
 for (const { dialect, skip } of await dialects()) {
   describe(`Webhook calls: body and signatures (${dialect})`, { skip }, () => {

@@ -8,7 +8,8 @@ import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { guardedLookup, literalRefusal, type Resolver } from '../../src/lib/address-guard.js';
 import { isBlockedAddress } from '../../src/lib/addresses.js';
 import { Receiver, sleep } from '../helpers/receiver.js';
-import { channelWithWebhook, deliveryOf, eventually } from './support.js';
+import { channelWithWebhook, deliveryOf } from '../helpers/factories.js';
+import { eventually } from '../helpers/waits.js';
 
 /** Runs the guarded lookup against a fixed DNS table. */
 function resolveWith(table: Record<string, string[]>, allowlist: string[], host: string): Promise<LookupAddress[]> {

@@ -4,7 +4,8 @@ import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { Receiver, expectedSignatures, selfSignedCertificate } from '../helpers/receiver.js';
-import { appendEvent, channelWithWebhook, deliveryOf, eventually } from './support.js';
+import { appendEvent, channelWithWebhook, deliveryOf } from '../helpers/factories.js';
+import { eventually } from '../helpers/waits.js';
 
 for (const { dialect, skip } of await dialects()) {
   describe(`Webhooks over HTTPS with a self-signed certificate (${dialect})`, { skip }, () => {

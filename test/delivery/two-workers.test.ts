@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import type { Channel } from '../../src/domain/channels/view.js';
 import { Receiver } from '../helpers/receiver.js';
-import { eventually } from './support.js';
+import { eventually } from '../helpers/waits.js';
 import { baseEnv, spawnServer, type ServerProcess } from '../helpers/processes.js';
 
 const EVENTS = 3000;

@@ -1,5 +1,8 @@
-/** Shared steps of the delivery tests: channels with a webhook, and events appended directly. */
-import type { TestServer } from '../helpers/runtime.js';
+/**
+ * Rows for tests, made the way the service makes them: channels with a webhook, events appended
+ * through the outbox; and the webhook deliveries as the API lists them.
+ */
+import type { TestServer } from './runtime.js';
 import type { EventType } from '../../src/schemas/events.js';
 
 export interface HookedChannel {
@@ -39,15 +42,4 @@ export async function deliveryOf(s: TestServer, channelId: string, deliveryId: s
   const found = all.find((d) => d.id === deliveryId);
   if (!found) throw new Error(`delivery ${deliveryId} not listed`);
   return found;
-}
-
-/** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 15_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
