@@ -54,7 +54,7 @@ function accountJson(a: Account): Record<string, unknown> {
 
 /** Account and token commands work on the store directly; no server needs to run. */
 async function withAccounts<T>(config: Config, work: (accounts: AccountService) => Promise<T>): Promise<T> {
-  const store = await openStore(config.databaseUrl);
+  const store = await openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   try {
     await store.migrate();
     const files = new LocalFileStore(config.filesDir);
@@ -79,7 +79,7 @@ export async function runCli(argv: string[]): Promise<number> {
       await serve(config);
       return -1; // keeps running
     case 'migrate': {
-      const store = await openStore(config.databaseUrl);
+      const store = await openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
       try {
         print({ applied: await store.migrate(), dialect: store.dialect });
       } finally {
