@@ -1,6 +1,6 @@
 import type { TObject, TProperties, TSchema } from '@sinclair/typebox';
 import type { ChannelMode, ChannelType } from '../schemas/channel-types.js';
-import type { ContactView, Metadata } from '../schemas/content.js';
+import type { ContactView, Content, Metadata } from '../schemas/content.js';
 import type { Capabilities } from '../connectors/connector.js';
 
 export type { Capabilities };
@@ -137,6 +137,8 @@ export interface SendPolicies {
    * names the contact by one.
    */
   checkProduction?(channel: { id: string; config: Record<string, unknown> }, phoneNumber: string | null): void;
+  /** Checks the content against limits of the platform beyond the capabilities (e.g. the SMS parts of a text). Throws ApiError. */
+  checkContent?(content: Content): void;
   directDefaults?: DirectSendDefaults;
 }
 

@@ -1,9 +1,32 @@
 import { Type } from '@sinclair/typebox';
 import type { ChannelTypeDefinition } from './definition.js';
-import { NO_SEND_POLICIES, NO_SETTINGS, PHONE_NUMBER_SHOWN, PLAIN_UPDATE, Str, strict } from './common.js';
+import { ApiError } from '../lib/errors.js';
+import { smsParts } from '../lib/sms-parts.js';
+import { smsText } from '../lib/sms-text.js';
+import type { Content } from '../schemas/content.js';
+import { NO_SETTINGS, PHONE_NUMBER_SHOWN, PLAIN_UPDATE, Str, strict } from './common.js';
 
 /** The SMS provider calls one URL per channel and report: delivery reports, and received messages. */
 const INBOUND_ENDPOINTS = ['status', 'receive'] as const;
+
+/**
+ * Most parts the provider sends one message in: its longest body is 1377 characters, nine
+ * GSM-7 parts of 153. A UCS-2 text has the same nine parts (603 code units).
+ */
+export const SMS_MAX_PARTS = 9;
+
+/** The text as it will go out (a file as its link, quick replies as numbered choices) must fit the provider's parts. */
+function checkContent(content: Content): void {
+  const text = smsText(content);
+  if (text === null) return;
+  const { encoding, parts } = smsParts(text);
+  if (parts <= SMS_MAX_PARTS) return;
+  throw ApiError.invalid(
+    'content.payload',
+    content.type === 'text' ? content.payload : null,
+    `Property 'content.payload' is too long for one SMS: it needs ${parts} parts in ${encoding === 'gsm7' ? 'GSM-7' : 'UCS-2'} (with its quick replies), at most ${SMS_MAX_PARTS} are sent.`,
+  );
+}
 
 /** SMS through a provider: asynchronous sends, reports on the channel's own inbound URLs. */
 export const mobile: ChannelTypeDefinition = {
@@ -39,7 +62,7 @@ export const mobile: ChannelTypeDefinition = {
   },
   update: PLAIN_UPDATE,
   contactView: PHONE_NUMBER_SHOWN,
-  send: NO_SEND_POLICIES,
+  send: { reservedMetadata: [], checkContent },
   settings: NO_SETTINGS,
   inboundEndpoints: INBOUND_ENDPOINTS,
   webChat: false,

@@ -37,11 +37,13 @@ describe('capabilities', () => {
       null,
     );
     assert.equal(failure(() => checkCapabilities('socialnet_chat', at(2001)))?.field, 'content.payload');
-    // Characters, not UTF-16 units: 1377 emoji fit an SMS channel's limit.
+    // Characters, not UTF-16 units: 2000 emoji fit the limit of 2000.
     assert.equal(
-      failure(() => checkCapabilities('mobile', { type: 'text', payload: '😀'.repeat(1377) })),
+      failure(() => checkCapabilities('socialnet_chat', { type: 'text', payload: '😀'.repeat(2000) })),
       null,
     );
+    // On mobile the SMS parts decide as well (test/unit/sms-parts.test.ts): 1377 emoji are far more than nine parts.
+    assert.equal(failure(() => checkCapabilities('mobile', { type: 'text', payload: '😀'.repeat(1377) }))?.field, 'content.payload');
   });
   test('quick-reply kinds a platform cannot show are refused naming the item', () => {
     const content = parseContent({ type: 'text', payload: 'Hi', quick_replies: [{ type: 'text', title: 't', payload: 'p' }, { type: 'location' }] });

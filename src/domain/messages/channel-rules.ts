@@ -63,6 +63,7 @@ export function checkCapabilities(type: ChannelType, content: Content): void {
       });
     }
   }
+  definitionOf(type).send.checkContent?.(content);
 }
 
 /**
