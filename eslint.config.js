@@ -64,6 +64,26 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': layer(['**/api/**', '**/domain/**', '**/chat/**', 'fastify'], 'store, delivery and files sit below the domain.') },
   },
   {
+    // The store is below the workers: the queue runner and the task kinds use it, not the other way.
+    files: ['src/store/**/*.ts'],
+    rules: {
+      'no-restricted-imports': layer(
+        ['**/api/**', '**/domain/**', '**/chat/**', 'fastify', '**/queue/**', '**/delivery/**'],
+        'The store sits below the domain and the workers.',
+      ),
+    },
+  },
+  {
+    // The queue runner is generic: it knows task kinds only through queue/task.ts.
+    files: ['src/queue/**/*.ts'],
+    rules: {
+      'no-restricted-imports': layer(
+        ['**/api/**', '**/domain/**', '**/chat/**', '**/connectors/**', '**/delivery/**', '**/files/**', 'fastify'],
+        'The queue runner sits below the domain and names no task kind.',
+      ),
+    },
+  },
+  {
     files: ['src/connectors/**/*.ts'],
     rules: {
       'no-restricted-imports': layer(

@@ -16,28 +16,28 @@ interface Counts {
 }
 
 interface Account extends Counts {
-  /** Lanes with waiting jobs, in turn order. */
+  /** Lanes with waiting deliveries, in turn order. */
   ready: Set<string>;
 }
 
-interface Lane<J> {
+interface Lane<D> {
   endpoint: string;
   account: number;
-  waiting: J[];
+  waiting: D[];
 }
 
-/** A started job; hand it back to `finish` when its call ended. */
-export interface Ticket<J> {
-  job: J;
+/** A started webhook delivery; hand it back to `finish` when its call ended. */
+export interface Ticket<D> {
+  delivery: D;
   endpoint: string;
   account: number;
 }
 
-export class EndpointSlots<J> {
-  private readonly lanes = new Map<string, Lane<J>>();
+export class EndpointSlots<D> {
+  private readonly lanes = new Map<string, Lane<D>>();
   private readonly byEndpoint = new Map<string, Counts>();
   private readonly byAccount = new Map<number, Account>();
-  /** Accounts with waiting jobs, in turn order. */
+  /** Accounts with waiting deliveries, in turn order. */
   private readonly ready = new Set<number>();
   private activeTotal = 0;
   private heldTotal = 0;
@@ -98,21 +98,21 @@ export class EndpointSlots<J> {
     return this.heldByAccount(account) <= this.holdPerAccount - this.batch;
   }
 
-  /** Endpoints with jobs running or waiting. */
+  /** Endpoints with deliveries running or waiting. */
   endpoints(): IterableIterator<string> {
     return this.byEndpoint.keys();
   }
 
-  /** Accounts with jobs running or waiting. */
+  /** Accounts with deliveries running or waiting. */
   accounts(): IterableIterator<number> {
     return this.byAccount.keys();
   }
 
   /**
-   * Holds a job of `account` for `endpoint`, behind the other jobs of its lane (`lane` names it,
+   * Holds a delivery of `account` for `endpoint`, behind the others of its lane (`lane` names it,
    * e.g. the channel and the endpoint); false when the endpoint or the account holds all it may.
    */
-  add(endpoint: string, account: number, lane: string, job: J): boolean {
+  add(endpoint: string, account: number, lane: string, delivery: D): boolean {
     let e = this.byEndpoint.get(endpoint);
     let a = this.byAccount.get(account);
     if ((e && e.held >= this.holdPerEndpoint) || (a && a.held >= this.holdPerAccount)) return false;
@@ -129,7 +129,7 @@ export class EndpointSlots<J> {
       l = { endpoint, account, waiting: [] };
       this.lanes.set(lane, l);
     }
-    l.waiting.push(job);
+    l.waiting.push(delivery);
     e.held += 1;
     a.held += 1;
     this.heldTotal += 1;
@@ -138,8 +138,8 @@ export class EndpointSlots<J> {
     return true;
   }
 
-  /** The next job that may start now, accounts and their lanes taking turns; null when none may. */
-  take(): Ticket<J> | null {
+  /** The next delivery that may start now, accounts and their lanes taking turns; null when none may. */
+  take(): Ticket<D> | null {
     if (this.activeTotal >= this.total) return null;
     for (const account of this.ready) {
       const a = this.byAccount.get(account);
@@ -148,7 +148,7 @@ export class EndpointSlots<J> {
         const lane = this.lanes.get(key);
         const e = lane && this.byEndpoint.get(lane.endpoint);
         if (!lane || !e || e.active >= this.perEndpoint) continue;
-        const job = lane.waiting.shift() as J;
+        const delivery = lane.waiting.shift() as D;
         a.ready.delete(key);
         if (lane.waiting.length > 0)
           a.ready.add(key); // back of the line
@@ -158,14 +158,14 @@ export class EndpointSlots<J> {
         e.active += 1;
         a.active += 1;
         this.activeTotal += 1;
-        return { job, endpoint: lane.endpoint, account };
+        return { delivery, endpoint: lane.endpoint, account };
       }
     }
     return null;
   }
 
-  /** A started job ended. */
-  finish(ticket: Ticket<J>): void {
+  /** A started delivery ended. */
+  finish(ticket: Ticket<D>): void {
     const e = this.byEndpoint.get(ticket.endpoint);
     const a = this.byAccount.get(ticket.account);
     if (!e || !a || e.active === 0 || a.active === 0) return;
@@ -179,9 +179,9 @@ export class EndpointSlots<J> {
     if (a.held === 0) this.byAccount.delete(ticket.account);
   }
 
-  /** Removes and returns every job not started yet (shutdown). */
-  drainWaiting(): J[] {
-    const out: J[] = [];
+  /** Removes and returns every delivery not started yet (shutdown). */
+  drainWaiting(): D[] {
+    const out: D[] = [];
     for (const lane of this.lanes.values()) {
       out.push(...lane.waiting);
       const n = lane.waiting.length;

@@ -283,7 +283,7 @@ export class WebhookDeliveries
   // --- running one: the attempt ---
 
   async run(ticket: Ticket<HeldDelivery>, context: TaskContext<DeliveryOutcome>): Promise<void> {
-    const held = ticket.job;
+    const held = ticket.delivery;
     const { row, leaseId } = held;
     let target: WebhookTarget | undefined = held.target;
     if (this.o.wallClock.now() - held.claimedAt > STALE_TARGET_MS) {

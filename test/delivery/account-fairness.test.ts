@@ -18,7 +18,7 @@ describe('Delivery slots shared by accounts', () => {
     const started: Ticket<string>[] = [];
     for (let t = slots.take(); t; t = slots.take()) started.push(t);
     assert.deepEqual(
-      started.map((t) => t.job),
+      started.map((t) => t.delivery),
       ['A1', 'B1', 'A2', 'B2'],
       'accounts alternate, then each is at its cap',
     );
@@ -26,7 +26,7 @@ describe('Delivery slots shared by accounts', () => {
     slots.finish(started[1]!);
     assert.equal(slots.take(), null, 'a slot is free, but A has all the calls it may have');
     slots.finish(started[0]!);
-    assert.equal(slots.take()?.job, 'A3', "A's next channel in turn");
+    assert.equal(slots.take()?.delivery, 'A3', "A's next channel in turn");
     for (let i = 7; i <= 17; i++) assert.equal(slots.add(`a${i % 3}`, 1, `ch${i % 3}`, `A${i}`), true);
     assert.equal(slots.heldByAccount(1), 16);
     assert.equal(slots.add('a9', 1, 'ch9', 'A18'), false, 'the account holds its share');
@@ -40,7 +40,7 @@ describe('Delivery slots shared by accounts', () => {
     for (const job of ['y1', 'y2']) slots.add('e', 1, 'y', job);
     const order: string[] = [];
     for (let t = slots.take(); t; t = slots.take()) {
-      order.push(t.job);
+      order.push(t.delivery);
       slots.finish(t);
     }
     assert.deepEqual(order, ['x1', 'y1', 'x2', 'y2', 'x3']);

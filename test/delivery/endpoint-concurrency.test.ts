@@ -29,13 +29,13 @@ describe('Endpoint slots', () => {
     assert.equal(add('A', 'a5'), false, 'an endpoint holds no more than that');
     assert.equal(slots.canTakeBatch('A'), false);
     for (const job of ['b1', 'b2']) add('B', job);
-    const started = [take(), take(), take()].map((t) => t?.job);
+    const started = [take(), take(), take()].map((t) => t?.delivery);
     assert.deepEqual(started, ['a1', 'b1', 'a2']);
     assert.equal(take(), null, 'total cap reached');
     finish('A');
-    assert.equal(take()?.job, 'b2', "B's turn");
+    assert.equal(take()?.delivery, 'b2', "B's turn");
     finish('B');
-    assert.equal(take()?.job, 'a3');
+    assert.equal(take()?.delivery, 'a3');
     assert.equal(take(), null);
     assert.equal(slots.held('A'), 3);
     assert.equal(slots.canTakeBatch('A'), true, 'room for one more batch');
