@@ -26,7 +26,15 @@ export async function applyFault(ctx: SpContext, endpoint: string): Promise<void
       if (fault.status !== undefined) throw new SpError(fault.status, 99, 'internal error');
       return;
     case 'rate_limit':
-      throw new SpError(fault.status ?? 429, fault.code ?? 99, fault.message ?? 'Too many requests');
+      // No published rate limit: the answer is a 429, with Retry-After when the fault gives `retry_after` (s).
+      throw new SpError(
+        fault.status ?? 429,
+        fault.code ?? 99,
+        fault.message ?? 'Too many requests',
+        null,
+        [],
+        fault.retryAfter === undefined ? {} : { 'retry-after': String(fault.retryAfter) },
+      );
     case 'server_error':
       throw new SpError(fault.status ?? 500, 99, fault.message ?? 'internal error');
     case 'error':

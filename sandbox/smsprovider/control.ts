@@ -6,7 +6,7 @@ import { asArray, asRecord, optNumber, optString, phoneDigits, type JsonRecord }
 import { originOf, type SpContext } from './context.js';
 import { messageView } from './format.js';
 import type { RecipientStatus, SpMessage, SpRecipient } from './state.js';
-import { inboundFields } from './webhooks.js';
+import { inboundFields, shortcodeFields } from './webhooks.js';
 
 // Control API: account, keys, numbers, delivery outcomes, inbound SMS.
 
@@ -35,9 +35,10 @@ async function report(
   r.statusReason = reason;
   r.statusErrorCode = code;
   r.statusDatetime = ctx.state.clock.now();
-  const record = message.test ? null : await ctx.webhooks.statusReport(message, r);
+  const skipped = ctx.webhooks.reportSkipped(message);
+  const record = skipped === null ? await ctx.webhooks.statusReport(message, r) : null;
   const out: JsonRecord = { recipient: r.recipient, status, webhook: record ? summarize(record) : null };
-  if (!record) out.webhook_skipped = message.test ? 'sent with a test access key' : 'no reportUrl and no account status report URL';
+  if (!record) out.webhook_skipped = skipped ?? 'not sent';
   return out;
 }
 
@@ -124,7 +125,11 @@ export function registerControlRoutes(app: FastifyInstance, ctx: SpContext): voi
     if (!number) return controlError(reply, 404, `number ${to} is not registered (PUT /_sandbox/numbers/:number)`);
     if (!number.receiveUrl) return controlError(reply, 409, `number ${number.number} has no receive_url`);
     const id = randomHex(16);
-    const fields = inboundFields(id, originator, number.number, text, state.clock.now(), optString(body.reference));
+    // `form: "shortcode"`: the fields a short code's inbound flow posts instead.
+    const fields =
+      optString(body.form) === 'shortcode'
+        ? shortcodeFields(id, originator, number.number, text, state.clock.now())
+        : inboundFields(id, originator, number.number, text, state.clock.now(), optString(body.reference));
     const media = asArray(body.media_urls);
     if (media && media.length > 0) {
       fields.mms = 'true';

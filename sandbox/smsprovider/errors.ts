@@ -6,13 +6,18 @@ export class SpError extends Error {
     readonly code: number,
     readonly description: string,
     readonly parameter: string | null = null,
+    /** Further errors of the same request: validation errors come all at once, in `errors[]`. */
+    readonly more: readonly SpError[] = [],
+    /** Response headers (a rate limit's Retry-After). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(description);
   }
 }
 
-export function renderSpError(err: SpError): { status: number; body: Record<string, unknown> } {
-  return { status: err.httpStatus, body: { errors: [{ code: err.code, description: err.description, parameter: err.parameter }] } };
+export function renderSpError(err: SpError): { status: number; body: Record<string, unknown>; headers: Record<string, string> } {
+  const errors = [err, ...err.more].map((e) => ({ code: e.code, description: e.description, parameter: e.parameter }));
+  return { status: err.httpStatus, body: { errors }, headers: err.headers };
 }
 
 export const notAllowed = (): SpError => new SpError(401, 2, 'Request not allowed (incorrect access_key)', 'access_key');

@@ -30,38 +30,54 @@ function validOriginator(o: string): boolean {
   return /^[A-Za-z0-9 ]{1,11}$/.test(o) && /[A-Za-z]/.test(o);
 }
 
-async function createMessage(ctx: SpContext, mode: 'live' | 'test', params: Record<string, unknown>): Promise<SpMessage> {
-  const { state } = ctx;
-  const originator = optString(params.originator);
-  if (originator === undefined || originator === '') throw missing('originator');
-  if (!validOriginator(originator)) throw invalid('originator');
-  const body = optString(params.body);
-  if (body === undefined || body === '') throw missing('body');
-  if (body.length > MAX_BODY) throw invalid('body', `is too long (max ${MAX_BODY} characters)`);
-  const rawRecipients = recipientsOf(params.recipients);
-  if (rawRecipients.length === 0) throw missing('recipients');
-  const recipients = [...new Set(rawRecipients.map(phoneDigits).filter((d) => d.length >= 6 && d.length <= 15))];
-  if (recipients.length === 0) throw noRecipients();
+/** The parameters once checked; every failure is collected, as the provider reports them all at once. */
+interface CheckedParams {
+  originator: string;
+  body: string;
+  recipients: string[];
+  type: string;
+  requestedCoding: string;
+  mclass: number;
+  validity: number | null;
+  reportUrl: string | null;
+  scheduled: string | null;
+  scheduledAt: number | null;
+}
 
+function checkParams(params: Record<string, unknown>): CheckedParams {
+  const errors: SpError[] = [];
+  // Recipients first: "no (correct) recipients found" (code 9) leads the list.
+  const rawRecipients = recipientsOf(params.recipients);
+  const recipients = [...new Set(rawRecipients.map(phoneDigits).filter((d) => d.length >= 6 && d.length <= 15))];
+  if (rawRecipients.length === 0) errors.push(missing('recipients'));
+  else if (recipients.length === 0) errors.push(noRecipients());
+  const originator = optString(params.originator) ?? '';
+  if (originator === '') errors.push(missing('originator'));
+  else if (!validOriginator(originator)) errors.push(invalid('originator'));
+  const body = optString(params.body) ?? '';
+  if (body === '') errors.push(missing('body'));
+  else if (body.length > MAX_BODY) errors.push(invalid('body', `is too long (max ${MAX_BODY} characters)`));
   const type = optString(params.type) ?? 'sms';
-  if (!['sms', 'binary', 'flash'].includes(type)) throw invalid('type');
+  if (!['sms', 'binary', 'flash'].includes(type)) errors.push(invalid('type'));
   const requestedCoding = optString(params.datacoding) ?? 'plain';
-  if (!['plain', 'unicode', 'auto'].includes(requestedCoding)) throw invalid('datacoding');
+  if (!['plain', 'unicode', 'auto'].includes(requestedCoding)) errors.push(invalid('datacoding'));
   const mclass = optNumber(params.mclass) ?? 1;
-  if (mclass !== 0 && mclass !== 1) throw invalid('mclass');
+  if (mclass !== 0 && mclass !== 1) errors.push(invalid('mclass'));
   const validity = params.validity === undefined ? null : optNumber(params.validity);
-  if (validity === undefined || (validity !== null && validity < 1)) throw invalid('validity');
+  if (validity === undefined || (validity !== null && validity < 1)) errors.push(invalid('validity'));
   const reportUrl = optString(params.reportUrl) ?? null;
-  if (reportUrl !== null) {
-    try {
-      new URL(reportUrl);
-    } catch {
-      throw invalid('reportUrl');
-    }
-  }
+  if (reportUrl !== null && !URL.canParse(reportUrl)) errors.push(invalid('reportUrl'));
   const scheduled = optString(params.scheduledDatetime) ?? null;
   const scheduledAt = scheduled === null ? null : Date.parse(scheduled);
-  if (scheduledAt !== null && Number.isNaN(scheduledAt)) throw invalid('scheduledDatetime');
+  if (scheduledAt !== null && Number.isNaN(scheduledAt)) errors.push(invalid('scheduledDatetime'));
+  const [first, ...more] = errors;
+  if (first) throw new SpError(first.httpStatus, first.code, first.description, first.parameter, more);
+  return { originator, body, recipients, type, requestedCoding, mclass, validity: validity ?? null, reportUrl, scheduled, scheduledAt };
+}
+
+async function createMessage(ctx: SpContext, mode: 'live' | 'test', params: Record<string, unknown>): Promise<SpMessage> {
+  const { state } = ctx;
+  const { originator, body, recipients, type, requestedCoding, mclass, validity, reportUrl, scheduled, scheduledAt } = checkParams(params);
 
   const coding = datacodingFor(body, requestedCoding);
   const parts = partCount(body, coding);
@@ -119,8 +135,13 @@ async function createMessage(ctx: SpContext, mode: 'live' | 'test', params: Reco
   return message;
 }
 
+/** Messages the API can read back: not deleted, and not sent with a test key (those answer 404, code 20). */
+function readable(m: SpMessage): boolean {
+  return !m.deleted && !m.test;
+}
+
 function find(ctx: SpContext, id: string): SpMessage {
-  const message = ctx.state.messages.find((m) => m.id === id && !m.deleted);
+  const message = ctx.state.messages.find((m) => m.id === id && readable(m));
   if (!message) throw notFound();
   return message;
 }
@@ -146,7 +167,7 @@ export function registerMessagesApi(app: FastifyInstance, ctx: SpContext): void 
     const offset = Math.max(0, Number(req.query.offset ?? 0) || 0);
     const status = req.query.status;
     const all = ctx.state.messages
-      .filter((m) => !m.deleted && (status === undefined || m.recipients.some((r) => r.status === status)))
+      .filter((m) => readable(m) && (status === undefined || m.recipients.some((r) => r.status === status)))
       .slice()
       .reverse();
     const origin = originOf(ctx, req);
@@ -192,8 +213,8 @@ export function registerMessagesApi(app: FastifyInstance, ctx: SpContext): void 
             e.statusCode !== undefined && e.statusCode < 500 ? 21 : 99,
             e.message ?? 'error',
           );
-    const { status, body } = renderSpError(spErr);
-    return reply.code(status).send(body);
+    const { status, body, headers } = renderSpError(spErr);
+    return reply.code(status).headers(headers).send(body);
   });
 
   app.setNotFoundHandler((req, reply) => {

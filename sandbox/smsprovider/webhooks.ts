@@ -31,10 +31,18 @@ export class SmsWebhooks {
     return message.reportUrl ?? this.state.statusReportUrl;
   }
 
+  /** Why a status report of this message is not sent, or null when it is. */
+  reportSkipped(message: SpMessage): string | null {
+    if (message.test) return 'sent with a test access key';
+    // The provider reports only messages sent with a `reference`.
+    if (message.reference === null) return 'the message has no reference';
+    if (this.reportUrlFor(message) === null) return 'no reportUrl and no account status report URL';
+    return null;
+  }
+
   async statusReport(message: SpMessage, r: SpRecipient): Promise<OutboundRecord | null> {
     const target = this.reportUrlFor(message);
-    if (target === null) return null;
-    const url = new URL(target);
+    if (target === null || this.reportSkipped(message) !== null) return null;
     const q: Array<[string, string]> = [
       ['datacoding', message.datacoding],
       ['id', message.id],
@@ -51,8 +59,7 @@ export class SmsWebhooks {
     ];
     if (r.statusReason !== null) q.push(['statusReason', r.statusReason]);
     if (r.statusErrorCode !== null) q.push(['statusErrorCode', String(r.statusErrorCode)]);
-    for (const [k, v] of q) url.searchParams.append(k, v);
-    const href = url.href;
+    const href = withQuery(target, q);
     return this.state.webhooks.send({
       method: 'GET',
       url: href,
@@ -89,6 +96,20 @@ export class SmsWebhooks {
   }
 }
 
+/**
+ * The report URL with its query written the way the provider writes it: brackets in names and the
+ * time's `:` and `+` left as they are, so `statusDatetime=2023-07-28T17:57:12+00:00` arrives with a
+ * `+` that a query decoder reads as a space. The signature hashes this exact URL.
+ */
+function withQuery(target: string, q: Array<[string, string]>): string {
+  const url = new URL(target);
+  const raw = (v: string) => encodeURIComponent(v).replace(/%5B/g, '[').replace(/%5D/g, ']');
+  const own = q.map(([k, v]) => `${raw(k)}=${k === 'statusDatetime' ? v : raw(v)}`).join('&');
+  const existing = url.search.slice(1);
+  url.search = '';
+  return `${url.href}?${existing === '' ? own : `${existing}&${own}`}`;
+}
+
 export function inboundFields(id: string, originator: string, recipient: string, body: string, nowMs: number, reference?: string): Record<string, string> {
   const created = rfc3339(nowMs);
   return {
@@ -104,4 +125,13 @@ export function inboundFields(id: string, originator: string, recipient: string,
     date_utc: String(Math.floor(nowMs / 1000)),
     reference: reference ?? randomHex(8),
   };
+}
+
+/** The short-code form of an inbound SMS: `mid`, `shortcode`, `message`, `receive_datetime` (YYYYMMDDhhmmss, UTC). */
+export function shortcodeFields(id: string, originator: string, shortcode: string, body: string, nowMs: number): Record<string, string> {
+  const compact = new Date(nowMs)
+    .toISOString()
+    .replace(/\.\d{3}Z$/, '')
+    .replace(/[-:T]/g, '');
+  return { mid: id, shortcode, originator, message: body, receive_datetime: compact };
 }

@@ -121,7 +121,9 @@ test('status reports are signed GETs with the documented query; the message show
   assert.equal(r.query.get('recipient'), '18885551515');
   assert.equal(r.query.get('status'), 'delivered');
   assert.equal(r.query.get('price[currency]'), 'EUR');
-  assert.match(r.query.get('statusDatetime') ?? '', /\+00:00$/);
+  // The time's `+` is written as it is: decoded, it reads as a space; the URL is hashed as sent.
+  assert.match(r.url, /&statusDatetime=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00(&|$)/);
+  assert.match(r.query.get('statusDatetime') ?? '', / 00:00$/);
   const claims = checkJwt(r, s.receiver.url, null);
   assert.equal(claims.iss, 'Smsprovider');
   // Deprecated scheme: base64 HMAC-SHA256 over timestamp, sorted query and the body's SHA-256.
@@ -167,7 +169,7 @@ test('STOP opt-out makes later messages fail with statusErrorCode 103; test keys
   const s = await setup(t);
   await call('PATCH', `${s.base}/_sandbox/account`, { status_report_url: `${s.receiver.url}/status` });
   await post(`${s.base}/_sandbox/recipients/420777000111/stop`);
-  await post(`${s.base}/messages`, { originator: 'Shop', recipients: ['420777000111'], body: 'promo' }, s.auth);
+  await post(`${s.base}/messages`, { originator: 'Shop', recipients: ['420777000111'], body: 'promo', reference: 'p1' }, s.auth);
   await post(`${s.base}/_sandbox/settle`);
   const r = s.receiver.received.at(-1);
   assert.ok(r);
@@ -204,8 +206,67 @@ test('balance, faults and failed deliveries', async (t) => {
   assert.ok(Date.now() - started >= 190);
 
   s.receiver.respond(() => ({ status: 503 }));
-  const msg = await post(`${s.base}/messages`, { originator: 'Shop', recipients: ['420777000111'], body: 'x', reportUrl: `${s.receiver.url}/s` }, s.auth);
+  const msg = await post(
+    `${s.base}/messages`,
+    { originator: 'Shop', recipients: ['420777000111'], body: 'x', reference: 'r7', reportUrl: `${s.receiver.url}/s` },
+    s.auth,
+  );
   const failed = await post(`${s.base}/_sandbox/messages/${String(msg.body.id)}/status`, { status: 'delivery_failed', status_error_code: 7 });
   assert.equal(at(failed.body, 'reports', 0, 'webhook', 'status'), 503);
   assert.equal(s.receiver.received.at(-1)?.query.get('statusErrorCode'), '7');
+});
+
+test('as the public reference says: reports only with a reference, test messages unreadable, every validation error at once, Retry-After, short-code inbound', async (t) => {
+  const s = await setup(t);
+  await call('PATCH', `${s.base}/_sandbox/account`, { status_report_url: `${s.receiver.url}/status` });
+  const unreferenced = await post(`${s.base}/messages`, { originator: 'Shop', recipients: ['420777000111'], body: 'x' }, s.auth);
+  const before = s.receiver.received.length;
+  const outcome = await post(`${s.base}/_sandbox/messages/${String(unreferenced.body.id)}/status`, { status: 'delivered' });
+  assert.equal(at(outcome.body, 'reports', 0, 'webhook'), null);
+  assert.equal(at(outcome.body, 'reports', 0, 'webhook_skipped'), 'the message has no reference');
+  assert.equal(s.receiver.received.length, before);
+
+  const key = await post(`${s.base}/_sandbox/access_keys`, { mode: 'test' });
+  const testAuth = { authorization: `AccessKey ${String(key.body.access_key)}` };
+  const testMsg = await post(`${s.base}/messages`, { originator: 'Shop', recipients: ['420777000222'], body: 'test', reference: 't1' }, testAuth);
+  assert.equal(testMsg.status, 201);
+  for (const method of ['GET', 'DELETE']) {
+    const gone = await call(method, `${s.base}/messages/${String(testMsg.body.id)}`, undefined, testAuth);
+    assert.equal(gone.status, 404, method);
+    assert.equal(at(gone.body, 'errors', 0, 'code'), 20);
+  }
+  const listed = await get(`${s.base}/messages?limit=50`, s.auth);
+  assert.equal(
+    (listed.body.items as Array<{ id: string }>).some((m) => m.id === testMsg.body.id),
+    false,
+  );
+
+  const bad = await post(`${s.base}/messages`, { originator: 'TooLongSender', recipients: ['12'], body: '' }, s.auth);
+  assert.equal(bad.status, 422);
+  assert.deepEqual(
+    (bad.body.errors as Array<{ code: number; parameter: string }>).map((e) => [e.code, e.parameter]),
+    [
+      [9, 'recipients'],
+      [10, 'originator'],
+      [9, 'body'],
+    ],
+  );
+
+  await post(`${s.base}/_sandbox/faults`, { kind: 'rate_limit', endpoint: 'messages', retry_after: 7 });
+  const limited = await fetch(`${s.base}/messages`, {
+    method: 'POST',
+    headers: { ...s.auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ originator: 'Shop', recipients: ['420777000111'], body: 'x' }),
+  });
+  assert.equal(limited.status, 429);
+  assert.equal(limited.headers.get('retry-after'), '7');
+
+  await call('PUT', `${s.base}/_sandbox/numbers/3000`, { receive_url: `${s.receiver.url}/inbound` });
+  const short = await post(`${s.base}/_sandbox/inbound`, { originator: '420777123456', recipient: '3000', body: 'JOIN', form: 'shortcode' });
+  assert.equal(at(short.body, 'webhook', 'status'), 200);
+  const fields = new URLSearchParams(s.receiver.received.at(-1)?.text ?? '');
+  assert.equal(fields.get('shortcode'), '3000');
+  assert.equal(fields.get('message'), 'JOIN');
+  assert.equal(fields.get('originator'), '420777123456');
+  assert.match(fields.get('receive_datetime') ?? '', /^\d{14}$/);
 });
