@@ -35,6 +35,9 @@ export class InboundContacts {
     const channelId = Number(channel.id);
     if (user.externalId) return store.contacts.findBy(channel.accountId, channelId, 'external_id', user.externalId);
     if (user.userRef) return store.contacts.findBy(channel.accountId, channelId, 'user_ref', user.userRef);
+    // Platforms that know the user by phone number only (SMS): the number is the contact's address.
+    const phone = this.phoneOf(user.phoneNumber);
+    if (phone) return store.contacts.findBy(channel.accountId, channelId, 'phone_number', phone);
     return Promise.resolve(undefined);
   }
 
@@ -47,7 +50,8 @@ export class InboundContacts {
 
   /** The contact, made when new; a user_ref contact learns its platform id when an event carries both. */
   async resolve(channel: Channel, user: InboundUser): Promise<ContactRow | undefined> {
-    if (!user.externalId && !user.userRef) return undefined;
+    const phoneOnly = !user.externalId && !user.userRef ? this.phoneOf(user.phoneNumber) : null;
+    if (!user.externalId && !user.userRef && !phoneOnly) return undefined;
     const { store } = this.deps;
     const channelId = Number(channel.id);
     let found = await this.find(channel, user);
@@ -65,7 +69,7 @@ export class InboundContacts {
       }
       return found;
     }
-    return this.create(channel, user, {});
+    return this.create(channel, user, phoneOnly ? { phone_number: phoneOnly } : {});
   }
 
   async create(channel: Channel, user: InboundUser, extra: Partial<ContactRow>): Promise<ContactRow | undefined> {
