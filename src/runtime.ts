@@ -28,6 +28,8 @@ import { WebhookDeliveryService } from './domain/webhooks/service.js';
 import { webhookTargetLoader } from './domain/webhooks/targets.js';
 import { deliveryRoutes } from './api/routes/deliveries.js';
 import { DeliveryWorker, type WorkerStats } from './delivery/worker.js';
+import { QueueRunner } from './queue/runner.js';
+import { JobKinds, JobsTask } from './queue/jobs-task.js';
 import { WebhookSender } from './delivery/http-sender.js';
 import { SettingsService } from './domain/settings/service.js';
 import { ChannelCache } from './domain/messages/channel-cache.js';
@@ -49,6 +51,10 @@ import { clientAddressOf } from './lib/client-address.js';
 import { fileRoutes } from './api/routes/files.js';
 import { widgetRoutes } from './api/routes/widget.js';
 import { notificationRoutes } from './api/routes/notifications.js';
+
+/** Jobs running at once in one process, and how long a claim holds a job (longer than any attempt). */
+const JOB_CONCURRENCY = 8;
+const JOB_LEASE_MS = 5 * 60_000;
 
 export interface RuntimeOptions {
   clock?: Clock;
@@ -221,6 +227,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         });
   chatPush.attach(chatServer);
   let deliveryWorker: DeliveryWorker | null = null;
+  // The job kinds this process runs (none yet: send jobs come with the asynchronous connectors).
+  const jobKinds = new JobKinds();
+  let jobsStarted = false;
   const stopSweeper = () => uploadSweeper.stop();
 
   return {
@@ -264,8 +273,27 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         uploadSweeper.start();
         stoppers.push(stopSweeper);
       }
-      // Workers (webhook delivery, asynchronous platform sends) register here as they are built.
-      void stoppers;
+      // Jobs (send jobs and other background work) run once a job kind registers in `jobKinds`.
+      if (config.role !== 'api' && jobKinds.size > 0 && !jobsStarted) {
+        const task = new JobsTask({
+          queue: store.jobQueue,
+          kinds: jobKinds,
+          clock,
+          wallClock: systemClock,
+          concurrency: JOB_CONCURRENCY,
+          leaseMs: JOB_LEASE_MS,
+          logger: logger.child({ worker: 'jobs' }),
+        });
+        const runner = new QueueRunner(task, {
+          instanceId: store.instanceId,
+          nextId: () => ids.nextNumber(),
+          pollMs: config.workerPollMs,
+          logger: logger.child({ worker: 'jobs' }),
+        });
+        jobsStarted = true;
+        runner.start();
+        stoppers.push(() => runner.stop());
+      }
     },
     async close() {
       await chatServer?.close();
