@@ -7,6 +7,8 @@ import { allowlistEntryOf, MediaDownloader } from './media-download.js';
 import { DEFAULT_MAX_MEDIA_BYTES as SOCIALNET_MAX_MEDIA } from './socialnet_chat/options.js';
 import { socialnetChatSettings } from './socialnet_chat/config.js';
 import { botmsgSettings } from './botmsg/config.js';
+import { createMobileConnector } from './mobile/connector.js';
+import { smsproviderSettings } from './mobile/config.js';
 import { listSetting, PlatformUrl, settingsFragment, type SettingsOf } from '../lib/env-settings.js';
 
 /** What every connector shares: the deadline of each platform call, and where received files may come from. */
@@ -36,7 +38,7 @@ export const CONNECTOR_SETTINGS = {
   platforms: platformSettings,
   socialnet_chat: socialnetChatSettings,
   botmsg: botmsgSettings,
-  smsprovider: upcomingPlatform('SMSPROVIDER_API_URL', 2),
+  smsprovider: smsproviderSettings,
   appmsg: upcomingPlatform('APPMSG_API_URL', 3),
   rbm: upcomingPlatform('RBM_API_URL', 4),
   mailprovider: upcomingPlatform('MAILPROVIDER_API_URL', 5),
@@ -49,6 +51,8 @@ export type ConnectorSettings = SettingsOf<typeof CONNECTOR_SETTINGS>;
 export type PlatformConnectorSettings = ConnectorSettings & {
   /** `{base_url}`: the service's public address ending in /v1; inbound URLs are built from it. */
   publicUrl: string;
+  /** The service's clock (ms), for platform signatures with a time (the SMS provider's JWT); Date.now when not given. */
+  now?: () => number;
 };
 
 /** The registry with every platform connector that is built, configured from the settings. */
@@ -83,6 +87,16 @@ export function defaultConnectors(settings: PlatformConnectorSettings): Connecto
       timeoutMs: settings.platforms.timeoutMs,
       maxMediaBytes: BOTMSG_MAX_MEDIA,
       media,
+    }),
+  );
+  registry.register(
+    createMobileConnector({
+      apiUrl: settings.smsprovider.apiUrl,
+      timeoutMs: settings.platforms.timeoutMs,
+      signatureHeaderName: settings.smsprovider.signatureHeaderName,
+      jwtIssuer: settings.smsprovider.jwtIssuer,
+      inboundUrl: (channelId, endpoint) => `${settings.publicUrl}/inbound/${channelId}/${endpoint}`,
+      now: settings.now ?? Date.now,
     }),
   );
   return registry;

@@ -1,4 +1,4 @@
-import type { ChannelType } from '../../schemas/channel-types.js';
+import type { ChannelMode, ChannelType } from '../../schemas/channel-types.js';
 import type { ChannelContext } from './channel.js';
 import type { PlatformResult } from './result.js';
 
@@ -7,6 +7,8 @@ export interface ChannelInput {
   /** The channel's id (already chosen on create), for platforms that must be told where to call back. */
   id?: string;
   type: ChannelType;
+  /** The mode the channel will be in: a platform whose test mode never calls it may skip the check (it is made when the channel leaves test mode). */
+  mode?: ChannelMode;
   config: Record<string, unknown>;
   secrets: Record<string, string>;
 }

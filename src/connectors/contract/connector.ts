@@ -3,6 +3,7 @@ import type { AppInbound, ChannelInbound, HandshakeAnswerer } from './inbound.js
 import type { ChannelStateReader, ChannelStateRequester, ChannelVerifier, SettingsPusher } from './channel-setup.js';
 import type { LocalDelivery, NotificationSender, Sender } from './outbound.js';
 import type { MediaFetcher, ProfileReader } from './platform-reads.js';
+import type { SentLookup } from './sent-lookup.js';
 
 /**
  * The roles a connector may play, by name. A connector implements the roles its platform has and
@@ -12,6 +13,8 @@ import type { MediaFetcher, ProfileReader } from './platform-reads.js';
 export interface ConnectorRoles {
   /** Sends messages (synchronous types inside the request, asynchronous ones from the send worker). */
   sender: Sender;
+  /** Finds a message the platform already accepted under the service's reference (a retried send after an unknown outcome). */
+  sentLookup: SentLookup;
   /** Sends typing indicators and read receipts to the platform. */
   notifications: NotificationSender;
   /** The service itself is the platform: delivers stored messages and notifications to open connections after the commit. */
@@ -40,6 +43,7 @@ export type RoleName = keyof ConnectorRoles;
 
 export const ROLE_NAMES = [
   'sender',
+  'sentLookup',
   'notifications',
   'localDelivery',
   'channelInbound',

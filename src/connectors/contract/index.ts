@@ -7,6 +7,7 @@
 export * from './result.js';
 export * from './channel.js';
 export * from './outbound.js';
+export * from './sent-lookup.js';
 export * from './inbound-call.js';
 export * from './inbound-events.js';
 export * from './inbound.js';

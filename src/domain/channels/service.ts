@@ -6,7 +6,7 @@ import { randomAlphanumeric, type SecretBox } from '../../lib/crypto.js';
 import { ApiError, say } from '../../lib/errors.js';
 import { assertValid } from '../../lib/validation.js';
 import { isPlainObject } from '../../lib/json.js';
-import { CHANNEL_TYPES, isChannelType, type ChannelType } from '../../schemas/channel-types.js';
+import { CHANNEL_TYPES, isChannelType, type ChannelMode, type ChannelType } from '../../schemas/channel-types.js';
 import { definitionOf } from '../../channel-types/index.js';
 import type { ConnectorRegistry } from '../../connectors/connector.js';
 import { CREATE_SCHEMAS, UPDATE_SCHEMAS } from './schemas.js';
@@ -63,11 +63,11 @@ export class ChannelService {
   }
 
   /** Credentials are checked with the platform before anything is saved. */
-  private async verify(id: number, type: ChannelType, config: Record<string, unknown>, secrets: Record<string, string>) {
+  private async verify(id: number, type: ChannelType, config: Record<string, unknown>, secrets: Record<string, string>, mode: string) {
     const verifier = this.deps.connectors.role(type, 'verifier');
     if (!verifier) return { config, secrets };
     // The id goes along so a platform can be told the channel's callback URL (botmsg webhook).
-    const result = await verifier.verifyChannel({ id: String(id), type, config, secrets });
+    const result = await verifier.verifyChannel({ id: String(id), type, mode: mode as ChannelMode, config, secrets });
     if (result.ok) return { config: { ...config, ...result.value.config }, secrets: { ...secrets, ...result.value.secrets } };
     if (result.retryable) throw ApiError.of('platform_error', `The platform could not be reached to verify the channel: ${result.message}`);
     const key = definitionOf(type).input.key ?? 'channel';
@@ -93,7 +93,7 @@ export class ChannelService {
     let { config, secrets } = this.split(type, object);
     input.prepareCreate?.(config, body);
     const id = this.deps.ids.nextNumber();
-    ({ config, secrets } = await this.verify(id, type, config, secrets));
+    ({ config, secrets } = await this.verify(id, type, config, secrets, mode));
     const now = this.deps.clock.now();
     const webhook = isPlainObject(body.webhook) ? this.newWebhook(body.webhook as { url: string; ssl_verification?: unknown }) : null;
     const row: ChannelRow = {
@@ -162,7 +162,9 @@ export class ChannelService {
       }
     }
     rules.apply?.(config, isPlainObject(patch) ? patch : undefined, body);
-    if (credentialsChanged) ({ config, secrets } = await this.verify(id, type, config, secrets));
+    // A channel leaving test mode is checked too: a platform may skip the check in test mode.
+    const mode = changes.mode ?? current.mode;
+    if (credentialsChanged || (current.mode === 'test' && mode !== 'test')) ({ config, secrets } = await this.verify(id, type, config, secrets, mode));
     changes.config = JSON.stringify(config);
     changes.secrets = Object.keys(secrets).length > 0 ? this.deps.box.encryptJson(secrets) : null;
 

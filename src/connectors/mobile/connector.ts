@@ -1,0 +1,107 @@
+import {
+  defineConnector,
+  type ChannelContext,
+  type ChannelInput,
+  type InboundCall,
+  type OutboundMessage,
+  type PlatformResult,
+  type Recipient,
+  type SendReceipt,
+  type SentLookupHint,
+  type VerifiedChannel,
+} from '../connector.js';
+import { SmsApi } from './api.js';
+import { parseCall, RECEIVE_ENDPOINT, STATUS_ENDPOINT } from './inbound.js';
+import type { MobileOptions } from './options.js';
+import { renderMessage } from './render.js';
+
+/**
+ * mobile: SMS through the provider's REST API with the channel's access key. See README.md in
+ * this folder for the protocol, callbacks, failure codes and limits.
+ */
+type Json = Record<string, unknown>;
+
+/** Messages per page of the provider's list when a message is looked up by its reference. */
+const LOOKUP_PAGE = 100;
+
+function keyOf(channel: { secrets: Record<string, string> }): string {
+  return channel.secrets.access_token ?? '';
+}
+
+/** The provider's id of an accepted message (one per message, whatever its parts and recipients). */
+function idsOf(answer: unknown): string[] {
+  const id = (answer as Json | undefined)?.id;
+  return typeof id === 'string' && id !== '' ? [id] : [];
+}
+
+/** The roles mobile plays: credential check, send, lookup by reference, the channel's own status and receive URLs. */
+export function createMobileConnector(options: MobileOptions) {
+  const api = new SmsApi(options.apiUrl, options.timeoutMs, () => options.now());
+  const lookupPages = options.lookupPages ?? 10;
+
+  const verifier = {
+    /** The key is checked with a read of one message: refused (401) names `provider.access_token`; a provider that cannot answer is retryable (502). */
+    async verifyChannel(input: ChannelInput): Promise<PlatformResult<VerifiedChannel>> {
+      // A test-mode channel never calls the provider; its key is checked when it leaves test mode.
+      if (input.mode === 'test') return { ok: true, value: { config: {}, secrets: {} } };
+      const checked = await api.call(keyOf(input), 'GET', '/messages?limit=1');
+      if (!checked.ok) return checked.retryable ? checked : { ...checked, field: 'provider.access_token' };
+      return { ok: true, value: { config: {}, secrets: {} } };
+    },
+  };
+
+  const sender = {
+    async send(channel: ChannelContext, recipient: Recipient, message: OutboundMessage): Promise<PlatformResult<SendReceipt>> {
+      const params = renderMessage(channel, recipient, message, options.inboundUrl(channel.id, STATUS_ENDPOINT));
+      if (!params.ok) return params;
+      const sent = await api.call(keyOf(channel), 'POST', '/messages', params.value);
+      if (!sent.ok) return sent;
+      const externalIds = idsOf(sent.value);
+      // Accepted without an id we can read: a retry must look the message up by its reference first.
+      if (externalIds.length === 0) return { ok: false, retryable: true, code: 'bad_answer', message: 'The provider accepted the message but gave no id.' };
+      return { ok: true, value: { externalIds } };
+    },
+  };
+
+  const sentLookup = {
+    /**
+     * The provider looks messages up by its own id only; it has no filter by reference. Its list
+     * (newest first) is read page by page, back to `since` (a minute of leeway), for messages
+     * with this reference. Messages sent with a test key are never listed.
+     */
+    async findSent(channel: ChannelContext, reference: string, hint: SentLookupHint = {}): Promise<PlatformResult<SendReceipt | null>> {
+      const found: string[] = [];
+      const since = hint.since === undefined ? undefined : hint.since - 60_000;
+      for (let page = 0; page < lookupPages; page++) {
+        const listed = await api.call(keyOf(channel), 'GET', `/messages?limit=${LOOKUP_PAGE}&offset=${page * LOOKUP_PAGE}`);
+        if (!listed.ok) return listed;
+        const items = (listed.value as { items?: unknown } | undefined)?.items;
+        if (!Array.isArray(items)) return { ok: false, retryable: true, code: 'bad_answer', message: 'The provider answered a list without items.' };
+        let older = false;
+        for (const item of items as Json[]) {
+          if (item?.reference === reference && typeof item.id === 'string') found.push(item.id);
+          const created = typeof item?.createdDatetime === 'string' ? Date.parse(item.createdDatetime) : NaN;
+          if (since !== undefined && created < since) older = true;
+        }
+        if (found.length > 0) return { ok: true, value: { externalIds: found } };
+        if (items.length < LOOKUP_PAGE || older) return { ok: true, value: null };
+      }
+      return {
+        ok: false,
+        retryable: true,
+        code: 'lookup_incomplete',
+        message: `No message with reference ${reference} among the provider's latest ${lookupPages * LOOKUP_PAGE}; older ones were not read.`,
+      };
+    },
+  };
+
+  const channelInbound = {
+    endpoints: [
+      { name: STATUS_ENDPOINT, methods: ['GET'] },
+      { name: RECEIVE_ENDPOINT, methods: ['POST'] },
+    ] as const,
+    parse: (call: InboundCall, channel: ChannelContext) => parseCall(call, channel, options),
+  };
+
+  return defineConnector('mobile', { verifier, sender, sentLookup, channelInbound });
+}
