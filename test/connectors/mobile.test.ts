@@ -98,6 +98,24 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['an inbou
       await sandbox('/inbound', { originator: '420777123456', recipient: SENDER, body: 'Díky' });
       const second = await channel.hook.waitFor('message_received', (e) => e.data.content.payload === 'Díky');
       assert.equal(second.data.contact.id, event.data.contact.id);
+
+      // Quick replies go out as numbered choices: the number, or the title, answers with the payload.
+      const asked = await s.api.post('/v1/messages', {
+        channel: { id: channel.id },
+        contact: { phone_number: '+420777123456' },
+        content: {
+          type: 'text',
+          payload: 'Which size?',
+          quick_replies: [
+            { type: 'text', title: 'Large', payload: 'SIZE_L' },
+            { type: 'text', title: 'Small', payload: 'SIZE_S' },
+          ],
+        },
+      });
+      assert.equal(asked.status, 201, asked.text);
+      await sandbox('/inbound', { originator: '420777123456', recipient: SENDER, body: ' 2 ' });
+      const picked = await channel.hook.waitFor('message_received', (e) => e.data.content.payload === ' 2 ');
+      assert.equal(picked.data.content.quick_reply?.payload, 'SIZE_S', JSON.stringify(picked.data.content));
     });
 
     test('a repeated inbound callback stores once; a bad or missing signature stores nothing', async () => {

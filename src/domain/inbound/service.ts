@@ -11,6 +11,7 @@ import type { SecretBox } from '../../lib/crypto.js';
 import type { Logger } from '../../lib/logger.js';
 import { ApiError } from '../../lib/errors.js';
 import { isChannelType, type ChannelType } from '../../schemas/channel-types.js';
+import { capabilitiesOf } from '../../channel-types/index.js';
 import type { Card, Content } from '../../schemas/content.js';
 import type { EventType } from '../../schemas/events.js';
 import {
@@ -234,13 +235,18 @@ export class InboundService {
     return { insert: { events: [event], ...(delivery ? { deliveries: [delivery] } : {}) } };
   }
 
-  /** The payload of a quick reply whose title the user sent as text (platforms that deliver only the title). */
-  private async quickReplyPayload(contact: ContactRow, text: string): Promise<string | undefined> {
+  /**
+   * The payload of a quick reply whose title the user sent as text (platforms that deliver only the
+   * title), or, where quick replies go out as numbered choices in the text (SMS), its number.
+   */
+  private async quickReplyPayload(contact: ContactRow, text: string, numbered: boolean): Promise<string | undefined> {
     const last = await this.deps.store.conversation.lastSent(contact.account_id, contact.id);
     if (!last) return undefined;
     const content = JSON.parse(last.content) as Content;
-    const match = content.quick_replies?.find((q) => q.type === 'text' && q.title === text);
-    return match && match.type === 'text' ? match.payload : undefined;
+    const choices = (content.quick_replies ?? []).flatMap((q) => (q.type === 'text' ? [q] : []));
+    const number = numbered ? /^\s*(\d{1,2})\s*[.)]?\s*$/.exec(text) : null;
+    const match = choices.find((q) => q.title === text) ?? (number ? choices[Number(number[1]) - 1] : undefined);
+    return match?.payload;
   }
 
   private async message(channel: Channel, event: Extract<InboundEvent, { kind: 'message' | 'echo' }>, direction: 'received' | 'sent'): Promise<void> {
@@ -253,7 +259,7 @@ export class InboundService {
     const media = this.deps.connectors.role(channel.type, 'media') ?? null;
     const matched =
       direction === 'received' && event.content.type === 'text' && event.content.matchQuickReplies && event.content.quickReplyPayload === undefined
-        ? await this.quickReplyPayload(contact, event.content.text)
+        ? await this.quickReplyPayload(contact, event.content.text, capabilitiesOf(channel.type).quickReplies === 'text')
         : undefined;
     const content = await neutralContent(
       event.content,
