@@ -12,6 +12,7 @@ import { startTestServer, type TestServer } from '../../helpers/runtime.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhooks.js';
 import { createSocialnetChatStandIn } from '../../../sandbox/socialnet_chat/server.js';
 import { createBotmsgStandIn } from '../../../sandbox/botmsg/server.js';
+import { createSmsproviderStandIn } from '../../../sandbox/smsprovider/server.js';
 import { makePng } from '../../../sandbox/shared/png.js';
 
 /** Real time plus a jump the test makes: shared by the service and the stand-ins (messaging windows). */
@@ -29,6 +30,9 @@ export const APP_ID = '700100200300400';
 export const APP_SECRET = 'app-secret-of-the-test-app';
 export const VERIFY_TOKEN = 'verify-token-of-the-service';
 export const SECRET_HEADER = 'X-Botmsg-Bot-Api-Secret-Token';
+/** The SMS provider account of the harness: the keys test/api/messages-fixtures.ts gives mobile channels. */
+export const SMS_ACCESS_KEY = 'key';
+export const SMS_SIGNING_KEY = 'sign';
 
 export interface JsonAnswer {
   status: number;
@@ -99,6 +103,8 @@ export interface Harness {
   snBase: string;
   bm: ReturnType<typeof createBotmsgStandIn>;
   bmBase: string;
+  sms: ReturnType<typeof createSmsproviderStandIn>;
+  smsBase: string;
   media: MediaServer;
   receivers: WebhookReceiver[];
   /** A webhook receiver whose secret is set once the channel exists. */
@@ -107,6 +113,8 @@ export interface Harness {
   snSandbox(path: string, body?: unknown): Promise<JsonAnswer>;
   /** The control API of the botmsg stand-in. */
   bmSandbox(path: string, body?: unknown): Promise<JsonAnswer>;
+  /** The control API of the smsprovider stand-in. */
+  smsSandbox(path: string, body?: unknown): Promise<JsonAnswer>;
   /** A page made on the stand-in, connected as a channel with a short-lived user token of its admin. */
   connectPage(name?: string): Promise<ConnectedPage>;
   close(): Promise<void>;
@@ -120,6 +128,8 @@ export async function startHarness(dialect: Dialect, env: Record<string, string>
   const snBase = await sn.listen(0);
   const bm = createBotmsgStandIn({ secretHeaderName: SECRET_HEADER, now: () => clock.now() });
   const bmBase = await bm.listen(0);
+  const sms = createSmsproviderStandIn({ accessKey: SMS_ACCESS_KEY, signingKey: SMS_SIGNING_KEY, now: () => clock.now() });
+  const smsBase = await sms.listen(0);
   const media = await startMediaServer();
   const s = await startTestServer(dialect, {
     clock,
@@ -131,6 +141,7 @@ export async function startHarness(dialect: Dialect, env: Record<string, string>
       SOCIALNET_VERIFY_TOKEN: VERIFY_TOKEN,
       BOTMSG_API_URL: bmBase,
       BOTMSG_SECRET_HEADER: SECRET_HEADER,
+      SMSPROVIDER_API_URL: smsBase,
       PLATFORM_TIMEOUT_MS: '1500',
       WEBHOOK_RETRY_SCHEDULE: '1,1,1',
       ...env,
@@ -150,11 +161,14 @@ export async function startHarness(dialect: Dialect, env: Record<string, string>
     snBase,
     bm,
     bmBase,
+    sms,
+    smsBase,
     media,
     receivers,
     receiver,
     snSandbox,
     bmSandbox: control(bmBase),
+    smsSandbox: control(smsBase),
     async connectPage(name = 'Coffee Shop') {
       const made = await snSandbox('/pages', { name, category: 'Restaurant' });
       assert.equal(made.status, 201, made.text);
@@ -171,7 +185,7 @@ export async function startHarness(dialect: Dialect, env: Record<string, string>
     },
     async close() {
       await s.close();
-      await Promise.allSettled([sn.close(), bm.close(), media.close(), ...receivers.map((r) => r.close())]);
+      await Promise.allSettled([sn.close(), bm.close(), sms.close(), media.close(), ...receivers.map((r) => r.close())]);
     },
   };
 }
