@@ -30,6 +30,7 @@ import { deliveryRoutes } from './api/routes/deliveries.js';
 import { DeliveryWorker, type WorkerStats } from './delivery/worker.js';
 import { QueueRunner } from './queue/runner.js';
 import { JobKinds, JobsTask } from './queue/jobs-task.js';
+import { sendJobKind } from './domain/sending/send-job.js';
 import { WebhookSender } from './delivery/http-sender.js';
 import { SettingsService } from './domain/settings/service.js';
 import { ChannelCache } from './domain/messages/channel-cache.js';
@@ -52,8 +53,11 @@ import { fileRoutes } from './api/routes/files.js';
 import { widgetRoutes } from './api/routes/widget.js';
 import { notificationRoutes } from './api/routes/notifications.js';
 
-/** Jobs running at once in one process, and how long a claim holds a job (longer than any attempt). */
-const JOB_CONCURRENCY = 8;
+/**
+ * Jobs running at once in one process (mostly platform calls of send jobs, each waiting on the
+ * network), and how long a claim holds a job (longer than any attempt).
+ */
+const JOB_CONCURRENCY = 32;
 const JOB_LEASE_MS = 5 * 60_000;
 
 export interface RuntimeOptions {
@@ -142,7 +146,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     contacts,
     defaultPhoneRegion: config.defaultPhoneRegion,
     sharedModeMessageLimit: config.sharedModeMessageLimit,
+    // A committed send job wakes this process's send worker, and (PostgreSQL) the other processes'.
+    onJobQueued: () => {
+      wakeJobs();
+      store.jobQueue.announce();
+    },
   });
+  let wakeJobs: () => void = () => undefined;
   const services: Services = {
     store,
     accounts,
@@ -227,8 +237,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         });
   chatPush.attach(chatServer);
   let deliveryWorker: DeliveryWorker | null = null;
-  // The job kinds this process runs (none yet: send jobs come with the asynchronous connectors).
+  // The job kinds this process runs: the send jobs of the asynchronous types.
   const jobKinds = new JobKinds();
+  jobKinds.register(sendJobKind({ store, clock, outbox, connectors, channels: channelCache, logger: logger.child({ worker: 'send' }) }));
   let jobsStarted = false;
   const stopSweeper = () => uploadSweeper.stop();
 
@@ -291,6 +302,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
           logger: logger.child({ worker: 'jobs' }),
         });
         jobsStarted = true;
+        wakeJobs = () => runner.wake();
         runner.start();
         stoppers.push(() => runner.stop());
       }

@@ -140,6 +140,11 @@ export interface SendPolicies {
   /** Checks the content against limits of the platform beyond the capabilities (e.g. the SMS parts of a text). Throws ApiError. */
   checkContent?(content: Content): void;
   directDefaults?: DirectSendDefaults;
+  /**
+   * Asynchronous types: messages a channel sends per second at most (the send worker's throttle;
+   * a burst waits in the queue). Absent: no limit of the service's own.
+   */
+  ratePerSecond?: number;
 }
 
 /** Rules that tie settings together, checked on the settings as they would be after the change. */

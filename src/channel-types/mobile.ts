@@ -62,7 +62,9 @@ export const mobile: ChannelTypeDefinition = {
   },
   update: PLAIN_UPDATE,
   contactView: PHONE_NUMBER_SHOWN,
-  send: { reservedMetadata: [], checkContent },
+  // The provider publishes no rate limit (platforms.md §5.9): 30 SMS a second per channel keeps a
+  // burst from one sender within what SMS routes take; a 429 slows the channel further.
+  send: { reservedMetadata: [], checkContent, ratePerSecond: 30 },
   settings: NO_SETTINGS,
   inboundEndpoints: INBOUND_ENDPOINTS,
   webChat: false,

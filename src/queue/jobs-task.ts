@@ -1,14 +1,21 @@
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { ClaimedJob, JobOutcome, JobQueue, NewJob } from '../store/job-queue.js';
-import { FifoAdmission } from './fifo-admission.js';
+import { RateAdmission } from './rate-admission.js';
 import type { Lease, TaskContext, TaskKind, TaskSource } from './task.js';
 
 /** What a job's handler made of one attempt. */
 export type JobResult =
   | { ok: true }
   /** `retryable`: another attempt may succeed (at `retryAfterMs`, or on the kind's schedule). */
-  | { ok: false; retryable: boolean; error: string; retryAfterMs?: number };
+  | {
+      ok: false;
+      retryable: boolean;
+      error: string;
+      retryAfterMs?: number;
+      /** The platform asked the job's whole channel to wait (a 429): no job of the channel starts for this long (ms). */
+      pauseChannelMs?: number;
+    };
 
 /** One kind of job: how its input is written into the row and read back, and what running it does. */
 export interface JobKind<Input> {
@@ -21,6 +28,8 @@ export interface JobKind<Input> {
   handle(input: Input, job: ClaimedJob, signal: AbortSignal): Promise<JobResult>;
   /** Wait before the attempt after `attempts` failed ones (default: 30 s, doubling, at most an hour). */
   retryDelayMs?(attempts: number): number;
+  /** Jobs of one channel start at most this many per second (null or absent: as soon as there is room). */
+  rateOf?(input: Input): number | null;
 }
 
 /** Where a job belongs and how it may run; the rest of a NewJob comes from the kind and the input. */
@@ -86,6 +95,8 @@ export interface JobsTaskOptions {
   wallClock: Clock;
   /** Jobs running at once. */
   concurrency: number;
+  /** Jobs held at once, running and waiting for their channel's rate (default: four times `concurrency`). */
+  capacity?: number;
   /** How long a claim holds a job: longer than any attempt may take. */
   leaseMs: number;
   logger: Logger;
@@ -96,15 +107,28 @@ export interface JobsTaskOptions {
  * runs each with its kind's handler, and writes back `done`, a retry (pending again, while
  * attempts are left and before it expires) or `failed`. Its periodic sweep also ends the jobs
  * that expired. A job cut off by stop is given back with its attempt.
+ *
+ * Its admission starts each channel's jobs at the rate their kind gives (`rateOf`), the channels
+ * taking turns; a channel holding as many jobs as its rate can use soon is left out of the next
+ * claims, so a burst to one channel waits in the store and other channels keep going. A failure
+ * that asks its channel to wait (`pauseChannelMs`) pauses that channel only.
  */
 export class JobsTask implements TaskKind<ClaimedJob, ClaimedJob, JobOutcome>, TaskSource<ClaimedJob, JobOutcome> {
   readonly name = 'jobs';
   readonly source = this;
-  readonly admission: FifoAdmission<ClaimedJob>;
+  readonly admission: RateAdmission<ClaimedJob>;
   readonly leaseMs: number;
 
   constructor(private readonly o: JobsTaskOptions) {
-    this.admission = new FifoAdmission(o.concurrency);
+    this.admission = new RateAdmission<ClaimedJob>({
+      concurrency: o.concurrency,
+      capacity: o.capacity ?? o.concurrency * 4,
+      clock: o.clock,
+      rateOf: (job) => {
+        const perSecond = this.rateOf(job);
+        return perSecond === null ? null : { key: job.channelId, perSecond };
+      },
+    });
     this.leaseMs = o.leaseMs;
   }
 
@@ -117,6 +141,7 @@ export class JobsTask implements TaskKind<ClaimedJob, ClaimedJob, JobOutcome>, T
       leaseId: lease.id,
       instanceId: lease.instanceId,
       limit,
+      skipChannels: this.admission.saturated(),
     });
     this.admission.more = jobs.length >= limit;
     return jobs;
@@ -144,6 +169,18 @@ export class JobsTask implements TaskKind<ClaimedJob, ClaimedJob, JobOutcome>, T
     return this.o.queue.subscribe(listener);
   }
 
+  /** The job's rate per second from its kind, or null (a payload that cannot be read has none: it fails at once). */
+  private rateOf(job: ClaimedJob): number | null {
+    const kind = this.o.kinds.get(job.kind);
+    if (!kind?.rateOf) return null;
+    try {
+      const perSecond = kind.rateOf(kind.decode(job.payload));
+      return perSecond !== null && perSecond > 0 && Number.isFinite(perSecond) ? perSecond : null;
+    } catch {
+      return null;
+    }
+  }
+
   async run(job: ClaimedJob, context: TaskContext<JobOutcome>): Promise<void> {
     const kind = this.o.kinds.get(job.kind);
     const result = kind
@@ -155,6 +192,7 @@ export class JobsTask implements TaskKind<ClaimedJob, ClaimedJob, JobOutcome>, T
       return;
     }
     const now = this.o.clock.now();
+    if (!result.ok && result.pauseChannelMs !== undefined && result.pauseChannelMs > 0) this.admission.pause(job.channelId, result.pauseChannelMs);
     if (result.ok) {
       context.record({ id: job.id, leaseId: job.leaseId, status: 'done', runAt: now, lastError: null, updatedAt: now });
       return;

@@ -72,6 +72,11 @@ export class QueueRunner<Held, Running, Outcome> {
       },
       signal: this.abort.signal,
     };
+    kind.admission.onReady?.(() => {
+      if (!this.running) return;
+      this.pump();
+      if (kind.admission.wantsClaim()) this.signal?.();
+    });
   }
 
   start(): void {

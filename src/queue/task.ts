@@ -51,6 +51,11 @@ export interface Admission<Held, Running> {
   finish(item: Running): void;
   /** Removes and returns every item not started yet (stop). */
   drainWaiting(): Held[];
+  /**
+   * For admissions that hold items back for a while (a rate): `listener` is called when held
+   * items may start although none ended (the runner then starts them, and claims when asked).
+   */
+  onReady?(listener: () => void): void;
   /** Items started and not ended. */
   readonly active: number;
   /** Items held, started or waiting. */

@@ -43,6 +43,8 @@ export interface JobClaimRequest {
   /** Instance number of the claiming process. */
   instanceId: number;
   limit: number;
+  /** Leaves out the jobs of these channels (the worker holds as many of theirs as their rate can use). */
+  skipChannels?: readonly number[];
 }
 
 export interface ClaimedJob {

@@ -38,7 +38,9 @@ export interface SentCall {
 
 /**
  * Connectors for the direct (synchronous) path: socialnet_chat accepts every send, botmsg
- * refuses every send; appmsg has none (502, nothing stored).
+ * refuses every send; appmsg has none (502, nothing stored). The asynchronous types have a
+ * sender too, so their production sends are queued (the send worker would call it; these servers
+ * run no workers).
  */
 export function fakeConnectors(): { registry: ConnectorRegistry; calls: SentCall[] } {
   const calls: SentCall[] = [];
@@ -66,7 +68,22 @@ export function fakeConnectors(): { registry: ConnectorRegistry; calls: SentCall
       },
     },
   };
-  return { registry: new ConnectorRegistry().register(accepting).register(refusing), calls };
+  const registry = new ConnectorRegistry().register(accepting).register(refusing);
+  for (const type of ['mobile', 'rbm', 'appmsg_business_messages', 'email'] as const) {
+    registry.register({
+      type,
+      roles: {
+        sender: {
+          async send(_channel, recipient, message) {
+            calls.push({ recipient, message });
+            n += 1;
+            return { ok: true, value: { externalIds: [`${type}.${n}`] } };
+          },
+        },
+      },
+    });
+  }
+  return { registry, calls };
 }
 
 export async function count(

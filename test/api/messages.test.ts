@@ -288,7 +288,7 @@ for (const { dialect, skip } of await dialects()) {
       }
     });
 
-    test('asynchronous types in production: stored as queued with a pending send job in the same commit', async () => {
+    test('asynchronous types with a sender in production: stored as queued with a pending send job in the same commit', async () => {
       for (const [type, contact] of [
         ['mobile', { phone_number: '+420601123456' }],
         ['email', { email: 'jan@example.com', name: 'Jan' }],
@@ -304,6 +304,9 @@ for (const { dialect, skip } of await dialects()) {
         assert.equal(jobs[0]!.kind, 'send');
         assert.equal(jobs[0]!.status, 'pending');
         assert.equal(JSON.parse(jobs[0]!.payload).message_id, res.body.id);
+        assert.equal(jobs[0]!.message_id, Number(res.body.id));
+        assert.equal(jobs[0]!.max_attempts, 20);
+        assert.equal(Number(jobs[0]!.expires_at) - Number(jobs[0]!.created_at), 24 * 60 * 60_000);
         assert.equal(await count(s, 'events', { channel_id: Number(channel), type: 'message_echo' }), 1);
       }
     });
@@ -486,7 +489,7 @@ for (const { dialect, skip } of await dialects()) {
   describe(`Send Message with configured limits (${dialect})`, { skip }, () => {
     let s: TestServer;
     before(async () => {
-      s = await startTestServer(dialect, { env: { DEFAULT_PHONE_REGION: 'CZ', SHARED_MODE_MESSAGE_LIMIT: '2' } });
+      s = await startTestServer(dialect, { connectors: fakeConnectors().registry, env: { DEFAULT_PHONE_REGION: 'CZ', SHARED_MODE_MESSAGE_LIMIT: '2' } });
     });
     after(async () => s?.close());
 

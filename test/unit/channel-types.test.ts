@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { CHANNEL_TYPE_DEFINITIONS, definitionOf, isWebChatType, WEB_CHAT_DEFINITION } from '../../src/channel-types/index.js';
 import { CHANNEL_MODES, CHANNEL_TYPES } from '../../src/schemas/channel-types.js';
 import { CONTACT_FORMS } from '../../src/schemas/content.js';
-import type { ConnectorRegistry } from '../../src/connectors/connector.js';
+import { ConnectorRegistry, defineConnector } from '../../src/connectors/connector.js';
 import { parseAddress } from '../../src/domain/messages/addressing.js';
 import { sendingPath } from '../../src/domain/messages/sending.js';
 import { ChannelResponse } from '../../src/domain/channels/schemas.js';
@@ -47,11 +47,15 @@ describe('channel type definitions', () => {
     }
   });
 
-  test('asynchronous types have no direct send path and no defaults of one', () => {
+  test('asynchronous types have no direct send path and no defaults of one: queued with a sender, unavailable without one', () => {
+    const sender = { send: async () => ({ ok: true as const, value: { externalIds: [] } }) };
     for (const d of CHANNEL_TYPE_DEFINITIONS) {
       if (d.capabilities.delivery !== 'async') continue;
       assert.equal(d.send.directDefaults, undefined, d.type);
-      assert.equal(sendingPath({ type: d.type, mode: 'production' }, NO_QUESTIONS), 'queued', d.type);
+      const withSender = new ConnectorRegistry().register(defineConnector(d.type, { sender }));
+      assert.equal(sendingPath({ type: d.type, mode: 'production' }, withSender), 'queued', d.type);
+      assert.equal(sendingPath({ type: d.type, mode: 'production' }, new ConnectorRegistry()), 'unavailable', d.type);
+      if (d.modes.includes('test')) assert.equal(sendingPath({ type: d.type, mode: 'test' }, NO_QUESTIONS), 'test', d.type);
     }
   });
 

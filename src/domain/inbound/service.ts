@@ -30,6 +30,8 @@ import { InboundContacts } from './contacts.js';
 import { MediaUnavailable, neutralContent } from './media.js';
 import { incomingMessageUnit } from './received-message.js';
 import { channelRef, contactRef } from './refs.js';
+import { messageFailedCode } from '../../connectors/failure-codes.js';
+import { messageFailedEvent, storedFailure } from '../messages/failed-event.js';
 
 export interface InboundServiceDeps {
   store: Store;
@@ -72,8 +74,9 @@ function refusal(parsed: Extract<InboundParse, { ok: false }>): ApiError {
  * is written with its event in one commit. A call the platform makes again (its retry, or a replay
  * of a signed call) makes no second event, on any instance: a message is stored once by the unique
  * (channel, direction, external id) key; a postback or opt-in by the unique (channel, inbound_key)
- * key, from the connector's `eventKey`; a receipt reports only marks that change. Status reports
- * and opt-outs of the asynchronous platforms are answered and logged, not stored yet.
+ * key, from the connector's `eventKey`; a receipt reports only marks that change. A status report
+ * of an asynchronous platform changes a sent message once (delivered, or failed); opt-outs are
+ * answered and logged, not stored yet.
  */
 export class InboundService {
   readonly contacts: InboundContacts;
@@ -191,6 +194,7 @@ export class InboundService {
       case 'opt_in':
         return this.optIn(channel, event);
       case 'status':
+        return this.status(channel, event);
       case 'opt_out':
         return this.notStoredYet(channel, event);
       default:
@@ -199,17 +203,53 @@ export class InboundService {
   }
 
   /**
-   * Status reports and opt-outs come from the asynchronous platforms, whose messages a send
-   * worker sends; storing them (the message's status, `message_failed`, the contact's opt-out)
-   * comes with that worker. Until then such a report is answered 200, so the platform does not
-   * retry it, and logged.
+   * Opt-outs come from the asynchronous platforms; storing them (the contact's opt-out) is still
+   * to come. Until then such a report is answered 200, so the platform does not retry it, and logged.
    */
-  private notStoredYet(channel: Channel, event: Extract<InboundEvent, { kind: 'status' | 'opt_out' }>): void {
-    const detail = event.kind === 'status' ? { message: event.report.messageExternalId, status: event.report.status } : { reason: event.reason };
+  private notStoredYet(channel: Channel, event: Extract<InboundEvent, { kind: 'opt_out' }>): void {
     this.deps.logger?.info(
-      { channel: channel.id, kind: event.kind, ...detail },
-      `inbound ${event.kind} answered and not stored: this service does not store status reports and opt-outs yet`,
+      { channel: channel.id, kind: event.kind, reason: event.reason },
+      `inbound ${event.kind} answered and not stored: this service does not store opt-outs yet`,
     );
+  }
+
+  /**
+   * A platform's report on a message the service sent, found by the platform's id of it:
+   * `delivered` sets its `delivered` time and reports `messages_delivered` (delivered_timestamp:
+   * when the service got the report, as the specification says for mobile); `failed` and
+   * `expired` make it `failed` and report `message_failed` (code 4 for expired, else the type's
+   * code of the platform's, 1 on mobile). Each change is conditional on the message's state and
+   * written with its event: a repeated or late report (after the message was delivered or failed)
+   * changes nothing. `sent` (accepted, buffered) changes nothing either: the message is `sent` already.
+   */
+  private async status(channel: Channel, event: Extract<InboundEvent, { kind: 'status' }>): Promise<void> {
+    const { store, clock, outbox } = this.deps;
+    const report = event.report;
+    if (report.status === 'sent') return;
+    const channelId = Number(channel.id);
+    const message = await store.conversation.findByExternalId(channel.accountId, channelId, 'sent', report.messageExternalId);
+    const contact = message ? await store.contacts.get(channel.accountId, channelId, message.contact_id) : undefined;
+    if (!message || !contact) {
+      this.deps.logger?.info(
+        { channel: channel.id, message: report.messageExternalId, status: report.status },
+        'status report of a message this service does not know: ignored',
+      );
+      return;
+    }
+    const now = clock.now();
+    let wake = false;
+    await store.transaction(async (tx) => {
+      let input: EventInput | null = null;
+      if (report.status === 'delivered') {
+        if (await tx.messages.markReportedDelivered(channel.accountId, message.id, now)) input = deliveredEvent(channel, contact, [message.id], now);
+      } else {
+        const code = report.status === 'expired' ? 4 : messageFailedCode(channel.type, report.platformCode ?? '');
+        if (await tx.messages.markFailed(channel.accountId, message.id, storedFailure(code, report.reason), 'sent'))
+          input = messageFailedEvent(channel, contact, message.id, code);
+      }
+      if (input) wake = (await outbox.append(tx, input)).deliveryId !== null;
+    });
+    if (wake) outbox.wake();
   }
 
   /** Writes one unit (rows with their event) and wakes the delivery workers. False when the unit was a duplicate or its contact is gone. */

@@ -7,17 +7,19 @@ import type { ContactAddress } from './addressing.js';
 /**
  * What a Send Message does on a channel now:
  * - `test`: mode test (mobile, rbm, appmsg_business_messages): stored and echoed, never sent;
- * - `queued`: asynchronous types in production: stored with a send job, answered at once;
+ * - `queued`: asynchronous types in production (and shared mode) whose connector sends: stored
+ *   with a send job, answered at once;
  * - `direct`: synchronous types with a connector: the platform is called inside the request
  *   (service_chat's connector "sends" by storing: the chat server pushes it to the browser);
- * - `unavailable`: synchronous types whose connector is not built: 502, nothing stored.
+ * - `unavailable`: types whose connector does not send yet (no `sender` role): 502 at once,
+ *   nothing stored, no job queued that nothing would run.
  */
 export type SendingPath = 'test' | 'queued' | 'direct' | 'unavailable';
 
 export function sendingPath(channel: Pick<Channel, 'type' | 'mode'>, connectors: ConnectorRegistry): SendingPath {
   if (channel.mode === 'test') return 'test';
-  if (capabilitiesOf(channel.type).delivery === 'async') return 'queued';
-  return connectors.role(channel.type, 'sender') ? 'direct' : 'unavailable';
+  if (!connectors.role(channel.type, 'sender')) return 'unavailable';
+  return capabilitiesOf(channel.type).delivery === 'async' ? 'queued' : 'direct';
 }
 
 export function unavailableError(channel: Pick<Channel, 'type'>): ApiError {

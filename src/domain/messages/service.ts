@@ -22,6 +22,7 @@ import { checkModeRules, sendingPath, sharedLimitError, unavailableError } from 
 import { eventMessageData, messageView, messageViewFromRow } from './view.js';
 import { messageWithStatusView } from './status-view.js';
 import { capabilitiesView, type CapabilitiesView } from './capabilities-view.js';
+import { sendJobRow } from '../sending/send-job-row.js';
 
 export interface MessageServiceDeps {
   store: Store;
@@ -34,6 +35,8 @@ export interface MessageServiceDeps {
   defaultPhoneRegion: string | undefined;
   /** Messages a channel in `shared` mode may send. */
   sharedModeMessageLimit: number;
+  /** Called after a send job committed: wakes the send workers (here, and on PostgreSQL the other processes'). */
+  onJobQueued?: () => void;
 }
 
 /** Reported after a sent message has committed (the chat server pushes service_chat ones to browsers). */
@@ -148,8 +151,10 @@ export class MessageService {
     const metadata = checkMetadata(channel.type, request.metadata);
     const address = parseAddress(channel.type, request.contact, deps.defaultPhoneRegion);
     const path = sendingPath(channel, deps.connectors);
-    if (path === 'unavailable') throw unavailableError(channel);
+    // The platform-side state of the channel first: what the client must change (422) before
+    // what the service cannot do yet (502).
     checkModeRules(channel, address);
+    if (path === 'unavailable') throw unavailableError(channel);
     const releaseShared = channel.mode === 'shared' ? await this.reserveShared(channel) : null;
     try {
       const contact = await deps.contacts.resolveForSend(channel, address);
@@ -215,20 +220,10 @@ export class MessageService {
       }
       if (path === 'queued') {
         unit.insert.jobs = [
-          {
-            id: deps.ids.nextNumber(),
-            account_id: accountId,
-            channel_id: Number(channel.id),
-            message_id: id,
-            kind: 'send',
-            payload: JSON.stringify({ message_id: String(id), contact_id: String(contact.row.id) }),
-            status: 'pending',
-            attempts: 0,
-            run_at: now,
-            last_error: null,
-            created_at: now,
-            updated_at: now,
-          },
+          sendJobRow(
+            { id: deps.ids.nextNumber(), accountId, channelId: Number(channel.id), channelType: channel.type, messageId: id, contactId: contact.row.id },
+            now,
+          ),
         ];
       }
       try {
@@ -242,6 +237,7 @@ export class MessageService {
       }
       deps.contacts.confirm(contact);
       if (wake) deps.outbox.wake();
+      if (path === 'queued') deps.onJobQueued?.();
       if (failure) throw platformError(failure.message);
       this.emit({ channel, contactId: String(contact.row.id), message: view });
       return { message: view, replayed: false };

@@ -46,6 +46,7 @@ export class PostgresJobQueue implements JobQueue {
           AND ((status = 'pending' AND run_at <= ${r.now}) OR (status = 'running' AND leased_until < ${r.leaseNow}))
           AND attempts < max_attempts
           AND (expires_at IS NULL OR expires_at > ${r.now})
+          AND NOT (channel_id = ANY(${[...(r.skipChannels ?? [])]}::bigint[]))
         ORDER BY run_at, id
         LIMIT ${r.limit}
         FOR UPDATE SKIP LOCKED)

@@ -10,6 +10,22 @@ export interface MessageWithRefs extends MessageRow {
   contact_user_ref: string | null;
 }
 
+/** A queued message with what its send needs of its contact (the send worker). */
+export interface SendingMessage {
+  id: number;
+  channel_id: number;
+  contact_id: number;
+  status: string;
+  content: string;
+  metadata: string | null;
+  created_at: number;
+  contact_external_id: string | null;
+  phone_number: string | null;
+  user_ref: string | null;
+  email: string | null;
+  name: string | null;
+}
+
 /** Every method takes the account id: a forgotten tenant check cannot compile. */
 export class MessagesRepo {
   constructor(private readonly db: Kysely<Database>) {}
@@ -74,5 +90,72 @@ export class MessagesRepo {
       .where('status', '!=', 'failed')
       .executeTakeFirstOrThrow();
     return Number(row.n);
+  }
+
+  /** The message a send job names, with its contact (one read): undefined when it or its contact is gone. */
+  async forSend(accountId: number, id: number): Promise<SendingMessage | undefined> {
+    return this.db
+      .selectFrom('messages')
+      .innerJoin('contacts', 'contacts.id', 'messages.contact_id')
+      .select([
+        'messages.id',
+        'messages.channel_id',
+        'messages.contact_id',
+        'messages.status',
+        'messages.content',
+        'messages.metadata',
+        'messages.created_at',
+        'contacts.external_id as contact_external_id',
+        'contacts.phone_number',
+        'contacts.user_ref',
+        'contacts.email',
+        'contacts.name',
+      ])
+      .where('messages.account_id', '=', accountId)
+      .where('messages.id', '=', id)
+      .where('messages.direction', '=', 'sent')
+      .executeTakeFirst();
+  }
+
+  /** A queued message the platform took: `sent`, with the platform's id. False when it was not queued (any more). */
+  async markSent(accountId: number, id: number, externalId: string | null): Promise<boolean> {
+    const result = await this.db
+      .updateTable('messages')
+      .set({ status: 'sent', external_id: externalId })
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .where('status', '=', 'queued')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /**
+   * A message that will not reach the contact: `failed` with its reason (JSON `{code, message}`).
+   * From `queued` (the send failed for good), or from `sent` and not delivered (the platform
+   * reported the failure). False when it was in neither state: a failure is recorded once.
+   */
+  async markFailed(accountId: number, id: number, error: string, from: 'queued' | 'sent'): Promise<boolean> {
+    let query = this.db
+      .updateTable('messages')
+      .set({ status: 'failed', error })
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .where('status', '=', from);
+    if (from === 'sent') query = query.where('delivered_at', 'is', null);
+    const result = await query.executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** A sent message the platform reported delivered, at `at`; false when it was already (or failed). */
+  async markReportedDelivered(accountId: number, id: number, at: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('messages')
+      .set({ delivered_at: at })
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .where('status', '=', 'sent')
+      .where('delivered_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   }
 }

@@ -14,6 +14,7 @@ const CLAIM = `
       AND ((status = 'pending' AND run_at <= @now) OR (status = 'running' AND leased_until < @leaseNow))
       AND attempts < max_attempts
       AND (expires_at IS NULL OR expires_at > @now)
+      AND channel_id NOT IN (SELECT value FROM json_each(@skip))
     ORDER BY run_at, id
     LIMIT @limit)
   RETURNING ${CLAIMED_JOB_COLUMNS}`;
@@ -84,6 +85,7 @@ export class SqliteJobQueue implements JobQueue {
         leaseId: r.leaseId,
         instanceId: r.instanceId,
         limit: r.limit,
+        skip: JSON.stringify(r.skipChannels ?? []),
       }) as ClaimedJobRow[];
       return toClaimedJobs(rows, r.leaseId);
     });

@@ -1,0 +1,49 @@
+import type { WriteUnit } from '../../store/write-unit.js';
+import { definitionOf } from '../../channel-types/index.js';
+import type { ChannelType } from '../../schemas/channel-types.js';
+import { SEND_EXPIRY_MS, SEND_MAX_ATTEMPTS } from './send-policy.js';
+
+/** The `kind` of send jobs: one per queued message. */
+export const SEND_JOB_KIND = 'send';
+
+/** What a send job's row carries: the message, its contact, and its channel's rate when it was queued. */
+export interface SendJobInput {
+  messageId: number;
+  contactId: number;
+  /** Messages per second the channel sends at most (the type's rate); null: no limit. */
+  rate: number | null;
+}
+
+export function encodeSendJob(input: SendJobInput): string {
+  const payload: Record<string, unknown> = { message_id: String(input.messageId), contact_id: String(input.contactId) };
+  if (input.rate !== null) payload.rate = input.rate;
+  return JSON.stringify(payload);
+}
+
+/** The channel's sending rate: its type's (channel-types/*.ts `send.ratePerSecond`). */
+export function sendRateOf(type: ChannelType): number | null {
+  return definitionOf(type).send.ratePerSecond ?? null;
+}
+
+/** The send job of a message queued at `now`, written in the Send Message write unit. */
+export function sendJobRow(
+  job: { id: number; accountId: number; channelId: number; channelType: ChannelType; messageId: number; contactId: number },
+  now: number,
+): NonNullable<WriteUnit['insert']['jobs']>[number] {
+  return {
+    id: job.id,
+    account_id: job.accountId,
+    channel_id: job.channelId,
+    message_id: job.messageId,
+    kind: SEND_JOB_KIND,
+    payload: encodeSendJob({ messageId: job.messageId, contactId: job.contactId, rate: sendRateOf(job.channelType) }),
+    status: 'pending',
+    attempts: 0,
+    max_attempts: SEND_MAX_ATTEMPTS,
+    run_at: now,
+    expires_at: now + SEND_EXPIRY_MS,
+    last_error: null,
+    created_at: now,
+    updated_at: now,
+  };
+}

@@ -1,0 +1,149 @@
+import type { Store } from '../../store/store.js';
+import type { SendingMessage } from '../../store/repos/messages.js';
+import type { ClaimedJob } from '../../store/job-queue.js';
+import type { JobKind, JobResult } from '../../queue/jobs-task.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Logger } from '../../lib/logger.js';
+import type { Content, Metadata } from '../../schemas/content.js';
+import type { MessageFailedCode } from '../../schemas/message-status.js';
+import { channelContextOf, type ConnectorRegistry, type PlatformFailure, type Recipient } from '../../connectors/connector.js';
+import { messageFailedCode } from '../../connectors/failure-codes.js';
+import type { Outbox } from '../events/outbox.js';
+import type { Channel } from '../channels/view.js';
+import { messageFailedEvent, storedFailure } from '../messages/failed-event.js';
+import { SEND_JOB_KIND, encodeSendJob, type SendJobInput } from './send-job-row.js';
+import { sendRetryDelayMs } from './send-policy.js';
+
+export interface SendJobDeps {
+  store: Store;
+  clock: Clock;
+  outbox: Outbox;
+  connectors: ConnectorRegistry;
+  /** The channel by id (the per-process channel cache). */
+  channels: { find(accountId: number, id: number): Promise<Channel | undefined> };
+  logger: Pick<Logger, 'info' | 'warn'>;
+  /** Jitter of the retry waits (tests fix it). */
+  random?: () => number;
+}
+
+function decodeSendJob(payload: string): SendJobInput {
+  const value = JSON.parse(payload) as { message_id?: unknown; contact_id?: unknown; rate?: unknown };
+  const messageId = Number(value.message_id);
+  if (!Number.isSafeInteger(messageId) || messageId <= 0) throw new Error('no message_id');
+  return { messageId, contactId: Number(value.contact_id), rate: typeof value.rate === 'number' && value.rate > 0 ? value.rate : null };
+}
+
+function recipientOf(message: SendingMessage): Recipient {
+  return {
+    id: String(message.contact_id),
+    externalId: message.contact_external_id,
+    phoneNumber: message.phone_number,
+    userRef: message.user_ref,
+    email: message.email,
+    name: message.name,
+  };
+}
+
+/**
+ * The send job of an asynchronous type (one per queued message, written with the message): sends
+ * it through the type's `sender` and records the result on the message.
+ * - The message or its contact or channel gone (deleted): the job ends, nothing is sent.
+ * - A job running again (attempts > 1: a retry, or a worker that died with the outcome unknown)
+ *   first asks the platform (`sentLookup`, when the type has it) whether it already has the
+ *   message under our reference; if so the message is `sent` without a second send.
+ * - Taken: the message is `sent` with the platform's id (status reports name it).
+ * - A retryable failure is tried again (send-policy.ts); a Retry-After also pauses the channel.
+ * - A permanent failure, the last attempt, or a retry that would come after the expiry: the
+ *   message is `failed` and `message_failed` is written in the same transaction.
+ * Each step is conditional on the message's state, so an attempt that runs twice records once.
+ */
+export function sendJobKind(deps: SendJobDeps): JobKind<SendJobInput> {
+  const random = deps.random ?? Math.random;
+
+  async function fail(job: ClaimedJob, message: SendingMessage, channel: Channel, code: MessageFailedCode, reason: string): Promise<void> {
+    let wake = false;
+    await deps.store.transaction(async (tx) => {
+      if (!(await tx.messages.markFailed(job.accountId, message.id, storedFailure(code, reason), 'queued'))) return;
+      const contact = { id: message.contact_id, phone_number: message.phone_number, user_ref: message.user_ref };
+      const appended = await deps.outbox.append(tx, messageFailedEvent(channel, contact, message.id, code));
+      wake = appended.deliveryId !== null;
+    });
+    if (wake) deps.outbox.wake();
+  }
+
+  /** A failed attempt: tried again while attempts and time are left, else the message fails. */
+  async function failed(job: ClaimedJob, message: SendingMessage, channel: Channel, failure: PlatformFailure): Promise<JobResult> {
+    const error = `${failure.code}: ${failure.message}`;
+    if (failure.retryable) {
+      const delay = sendRetryDelayMs(job.attempts, failure.retryAfterMs, random);
+      const runAt = deps.clock.now() + delay;
+      const expired = job.expiresAt !== null && runAt >= job.expiresAt;
+      if (job.attempts < job.maxAttempts && !expired) {
+        return {
+          ok: false,
+          retryable: true,
+          error,
+          retryAfterMs: delay,
+          ...(failure.retryAfterMs !== undefined ? { pauseChannelMs: failure.retryAfterMs } : {}),
+        };
+      }
+      await fail(job, message, channel, expired ? 4 : messageFailedCode(channel.type, failure.code), failure.message);
+      return { ok: false, retryable: false, error };
+    }
+    await fail(job, message, channel, messageFailedCode(channel.type, failure.code), failure.message);
+    return { ok: false, retryable: false, error };
+  }
+
+  async function sent(job: ClaimedJob, message: SendingMessage, externalIds: readonly string[]): Promise<JobResult> {
+    await deps.store.messages.markSent(job.accountId, message.id, externalIds[0] ?? null);
+    return { ok: true };
+  }
+
+  return {
+    kind: SEND_JOB_KIND,
+    encode: encodeSendJob,
+    decode: decodeSendJob,
+    rateOf: (input) => input.rate,
+    async handle(input, job): Promise<JobResult> {
+      const message = await deps.store.messages.forSend(job.accountId, input.messageId);
+      // Deleted with its contact or channel: dropped, never sent. Already sent or failed: done.
+      if (!message || message.status !== 'queued') return { ok: true };
+      const channel = await deps.channels.find(job.accountId, message.channel_id);
+      if (!channel) return { ok: true };
+      const sender = deps.connectors.role(channel.type, 'sender');
+      if (!sender) {
+        return failed(job, message, channel, {
+          ok: false,
+          retryable: true,
+          code: 'no_connector',
+          message: `This service has no ${channel.type} connector to send with.`,
+        });
+      }
+      const context = channelContextOf(channel);
+      if (job.attempts > 1) {
+        const lookup = deps.connectors.role(channel.type, 'sentLookup');
+        if (lookup) {
+          const found = await lookup.findSent(context, String(message.id), { since: message.created_at });
+          // A lookup that cannot tell is no reason to send again: the attempt fails and is retried.
+          if (!found.ok) return failed(job, message, channel, found);
+          if (found.value) {
+            deps.logger.info(
+              { message: String(message.id), externalIds: found.value.externalIds },
+              'the platform had the message already: recorded, not sent again',
+            );
+            return sent(job, message, found.value.externalIds);
+          }
+        }
+      }
+      const now = deps.clock.now();
+      const result = await sender.send(context, recipientOf(message), {
+        id: String(message.id),
+        content: JSON.parse(message.content) as Content,
+        ...(message.metadata === null ? {} : { metadata: JSON.parse(message.metadata) as Metadata }),
+        ...(job.expiresAt === null ? {} : { ttlMs: Math.max(1000, job.expiresAt - now) }),
+      });
+      if (result.ok) return sent(job, message, result.value.externalIds);
+      return failed(job, message, channel, result);
+    },
+  };
+}
