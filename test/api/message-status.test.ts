@@ -73,6 +73,8 @@ for (const { dialect, skip } of await dialects()) {
 
     test('a queued production message of an asynchronous type is `pending`', async () => {
       const { id: channel } = await channelWithHook('mobile');
+      // The provider is down for a while: the send worker keeps the message queued and tries again later.
+      await h.smsSandbox('/faults', { kind: 'server_error', endpoint: 'messages', count: 5 });
       const res = await send(h.s.api, channel, { phone_number: '+420601444555' }, TEXT);
       assert.equal(res.status, 201, res.text);
       assert.ok(!('status' in res.body), res.text);
