@@ -106,7 +106,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   }
   const ids = new IdGenerator(store.instanceId, () => clock.now());
   const box = SecretBox.fromBase64(config.encryptionKey);
-  const connectors = options.connectors ?? defaultConnectors({ publicUrl: config.publicUrl, ...connectorSettings });
+  const connectors = options.connectors ?? defaultConnectors({ publicUrl: config.publicUrl, now: () => clock.now(), ...connectorSettings });
 
   const accounts = new AccountService({ store, ids, clock, authCacheMs: config.authCacheMs });
   const removeFiles = async (keys: readonly string[]) => {
