@@ -11,11 +11,12 @@ import type { MessageWithRefs } from '../../store/repos/messages.js';
 import { messageViewFromRow } from './view.js';
 
 /**
- * The stored status is written once, when the message is stored: `queued` (asynchronous send
- * waiting for its job), `sent` (the platform took it, or test mode), `failed` (with the
- * platform's code and reason) or `received`. Receipts only set the `delivered` and `read` times,
- * so `delivered` is read from them: a read message was delivered too, and a failed one is never
- * marked either way.
+ * The stored status: `queued` (an asynchronous send waiting for its job), `sent` (the platform
+ * took it, or test mode), `failed` (with the `message_failed` code and the platform's reason) or
+ * `received`. The send job moves `queued` to `sent` or `failed`, a platform's failure report
+ * `sent` to `failed`, each once. Receipts and delivery reports only set the `delivered` and
+ * `read` times, so `delivered` is read from them: a read message was delivered too, and a failed
+ * one is never marked either way.
  */
 export function messageStatusOf(row: Pick<MessageWithRefs, 'status' | 'delivered_at' | 'read_at'>): MessageStatus {
   if (row.status === 'failed') return 'failed';
