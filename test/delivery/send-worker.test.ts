@@ -12,7 +12,7 @@ import { createChannel, send } from '../api/messages-fixtures.js';
 /**
  * The send worker over real HTTP against the smsprovider stand-in, on both stores: sends, status
  * reports, retries on the injected clock (the service's clock only moves when a test moves it;
- * the stand-in and the callback signatures run on real time), 429 with Retry-After, permanent
+ * the stand-in signs its callbacks on it too), 429 with Retry-After, permanent
  * failures, jobs of deleted channels and contacts, the throttle per channel, and the types that
  * cannot send yet.
  */
@@ -34,7 +34,8 @@ for (const { dialect, skip } of await dialects()) {
       http(method, `${smsBase}/_sandbox${path}`, body);
 
     before(async () => {
-      sms = createSmsproviderStandIn({ accessKey: ACCESS_KEY, signingKey: SIGNING_KEY });
+      // The stand-in signs its callbacks on the service's clock, which the connector checks them against.
+      sms = createSmsproviderStandIn({ accessKey: ACCESS_KEY, signingKey: SIGNING_KEY, now: () => clock.now() });
       smsBase = await sms.listen(0);
       s = await startTestServer(dialect, {
         clock,
