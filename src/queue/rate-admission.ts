@@ -70,7 +70,9 @@ export class RateAdmission<T> implements Admission<T, T> {
 
   wantsClaim(): boolean {
     if (this.room() === 0) return false;
-    if (this.more) return true;
+    // More is due: claimed once a batch's worth of room is free, not after every item that ends
+    // (each claim is a write); the items still held keep the running slots busy meanwhile.
+    if (this.more && this.room() >= Math.min(this.o.concurrency, Math.ceil(this.o.capacity / 4))) return true;
     // A key left out of the last claim has room again: its next items may be claimed.
     const now = this.o.clock.now();
     return this.skipped.some((key) => {

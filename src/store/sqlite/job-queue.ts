@@ -4,17 +4,32 @@ import type { Database } from '../schema.js';
 import type { ClaimedJob, JobClaimRequest, JobOutcome, JobQueue, NewJob } from '../job-queue.js';
 import { CLAIMED_JOB_COLUMNS, LAPSED_ERROR, ORPHANED_ERROR, jobRow, toClaimedJobs, type ClaimedJobRow } from '../job-rows.js';
 
-// Due pending jobs, and running ones whose lease ran out, in (run_at, id) order from jobs_claim.
+// Due pending jobs of one kind, and running ones whose lease ran out, in (run_at, id) order. Each
+// branch is its own range of jobs_claim (status, kind, run_at, id) read in index order and cut at
+// the limit: with the two states in one OR, or the kinds in one IN list, SQLite reads every due
+// job and sorts them all for each claim (a backlog of 20,000 made each claim take about 10 ms).
 const CLAIM = `
   UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_id = @leaseId, leased_until = @leaseUntil,
     instance_id = @instanceId, updated_at = @now
   WHERE id IN (
-    SELECT id FROM jobs
-    WHERE kind IN (SELECT value FROM json_each(@kinds))
-      AND ((status = 'pending' AND run_at <= @now) OR (status = 'running' AND leased_until < @leaseNow))
-      AND attempts < max_attempts
-      AND (expires_at IS NULL OR expires_at > @now)
-      AND channel_id NOT IN (SELECT value FROM json_each(@skip))
+    SELECT id FROM (
+      SELECT id, run_at FROM (
+        SELECT id, run_at FROM jobs
+        WHERE status = 'pending' AND kind = @kind AND run_at <= @now
+          AND attempts < max_attempts
+          AND (expires_at IS NULL OR expires_at > @now)
+          AND channel_id NOT IN (SELECT value FROM json_each(@skip))
+        ORDER BY run_at, id
+        LIMIT @limit)
+      UNION ALL
+      SELECT id, run_at FROM (
+        SELECT id, run_at FROM jobs
+        WHERE status = 'running' AND kind = @kind AND leased_until < @leaseNow
+          AND attempts < max_attempts
+          AND (expires_at IS NULL OR expires_at > @now)
+          AND channel_id NOT IN (SELECT value FROM json_each(@skip))
+        ORDER BY run_at, id
+        LIMIT @limit))
     ORDER BY run_at, id
     LIMIT @limit)
   RETURNING ${CLAIMED_JOB_COLUMNS}`;
@@ -77,16 +92,23 @@ export class SqliteJobQueue implements JobQueue {
   claim(r: JobClaimRequest): Promise<ClaimedJob[]> {
     if (r.limit <= 0 || r.kinds.length === 0) return Promise.resolve([]);
     return this.exclusive(() => {
-      const rows = this.statements.claim.all({
-        kinds: JSON.stringify(r.kinds),
-        now: r.now,
-        leaseNow: r.leaseNow,
-        leaseUntil: r.leaseUntil,
-        leaseId: r.leaseId,
-        instanceId: r.instanceId,
-        limit: r.limit,
-        skip: JSON.stringify(r.skipChannels ?? []),
-      }) as ClaimedJobRow[];
+      const skip = JSON.stringify(r.skipChannels ?? []);
+      const rows: ClaimedJobRow[] = [];
+      // One kind at a time (see CLAIM), until the limit is reached.
+      for (const kind of r.kinds) {
+        if (rows.length >= r.limit) break;
+        const claimed = this.statements.claim.all({
+          kind,
+          now: r.now,
+          leaseNow: r.leaseNow,
+          leaseUntil: r.leaseUntil,
+          leaseId: r.leaseId,
+          instanceId: r.instanceId,
+          limit: r.limit - rows.length,
+          skip,
+        }) as ClaimedJobRow[];
+        rows.push(...claimed);
+      }
       return toClaimedJobs(rows, r.leaseId);
     });
   }
