@@ -16,7 +16,7 @@ import {
   SendMessageDoc,
 } from '../schemas/content.js';
 import { ChannelResponse, CREATE_SCHEMAS, CreateChannelBody, UPDATE_SCHEMAS, UpdateChannelBody, Webhook } from '../domain/channels/schemas.js';
-import { MessageError, MessageWithStatusResponse } from '../schemas/message-status.js';
+import { MessageError, MessageParts, MessageWithStatusResponse } from '../schemas/message-status.js';
 import { ServiceChatSettings, SettingsResponse, SocialnetChatSettings } from '../domain/settings/schemas.js';
 import { NotificationResponse, SendNotificationBody } from '../domain/notifications/schemas.js';
 import { DeliveryAttemptResponse, DeliveryResponse } from '../domain/webhooks/schemas.js';
@@ -43,6 +43,7 @@ const NAMED: Record<string, TSchema> = {
   Message: MessageResponse,
   MessageWithStatus: MessageWithStatusResponse,
   MessageError,
+  MessageParts,
   Content,
   ...Object.fromEntries(Object.entries(CONTENT_DOC_SCHEMAS).map(([t, s]) => [`${pascal(t)}Content`, s])),
   QuickReply,

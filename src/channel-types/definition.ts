@@ -126,6 +126,12 @@ export interface DirectSendDefaults {
   apply(metadata: Metadata | undefined, facts: DirectSendFacts, now: number, activity: ContactActivity | null): Metadata | undefined;
 }
 
+/** The parts a platform sends one message in, and their encoding (SMS: GSM-7 or UCS-2). */
+export interface SentParts {
+  count: number;
+  encoding: string;
+}
+
 export interface SendPolicies {
   /** Metadata keys the platform reserves; other keys are the client's own JSON. */
   reservedMetadata: readonly string[];
@@ -137,8 +143,12 @@ export interface SendPolicies {
    * names the contact by one.
    */
   checkProduction?(channel: { id: string; config: Record<string, unknown> }, phoneNumber: string | null): void;
-  /** Checks the content against limits of the platform beyond the capabilities (e.g. the SMS parts of a text). Throws ApiError. */
-  checkContent?(content: Content): void;
+  /**
+   * Checks the content against limits of the platform beyond the capabilities (e.g. the SMS parts
+   * of a text). Throws ApiError. Types that send a message in counted parts answer them: they are
+   * stored with the message and shown on Get Message.
+   */
+  checkContent?(content: Content): SentParts | undefined;
   directDefaults?: DirectSendDefaults;
   /**
    * Asynchronous types: messages a channel sends per second at most (the send worker's throttle;

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { ChannelTypeDefinition } from './definition.js';
+import type { ChannelTypeDefinition, SentParts } from './definition.js';
 import { ApiError } from '../lib/errors.js';
 import { smsParts } from '../lib/sms-parts.js';
 import { smsText } from '../lib/sms-text.js';
@@ -15,12 +15,15 @@ const INBOUND_ENDPOINTS = ['status', 'receive'] as const;
  */
 export const SMS_MAX_PARTS = 9;
 
-/** The text as it will go out (a file as its link, quick replies as numbered choices) must fit the provider's parts. */
-function checkContent(content: Content): void {
+/**
+ * The text as it will go out (a file as its link, quick replies as numbered choices) must fit the
+ * provider's parts; the parts it takes are stored with the message.
+ */
+function checkContent(content: Content): SentParts | undefined {
   const text = smsText(content);
-  if (text === null) return;
+  if (text === null) return undefined;
   const { encoding, parts } = smsParts(text);
-  if (parts <= SMS_MAX_PARTS) return;
+  if (parts <= SMS_MAX_PARTS) return { count: parts, encoding };
   throw ApiError.invalid(
     'content.payload',
     content.type === 'text' ? content.payload : null,

@@ -32,6 +32,30 @@ export const MessageError = Type.Object(
 );
 export type MessageErrorView = Static<typeof MessageError>;
 
+/** The SMS encodings a message's parts are counted in. */
+export const MESSAGE_PART_ENCODINGS = ['gsm7', 'ucs2'] as const;
+
+export const MessageParts = Type.Object(
+  {
+    count: Type.Integer({
+      minimum: 1,
+      description: 'How many SMS parts the message is sent in (the text as sent: a file as its link, quick replies as numbered choices).',
+    }),
+    encoding: Type.Unsafe<(typeof MESSAGE_PART_ENCODINGS)[number]>({
+      type: 'string',
+      enum: [...MESSAGE_PART_ENCODINGS],
+      description: '`gsm7`: GSM 03.38 (160 characters in one part, 153 in each part of a longer message); `ucs2`: anything else (70, or 67 per part).',
+    }),
+  },
+  {
+    $id: 'MessageParts',
+    title: 'Message parts',
+    description: 'Beyond the specification, `mobile` messages only: the SMS parts the message is sent in and their encoding.',
+    additionalProperties: false,
+  },
+);
+export type MessagePartsView = Static<typeof MessageParts>;
+
 export const MessageWithStatusResponse = Type.Intersect(
   [
     MessageResponse,
@@ -43,12 +67,14 @@ export const MessageWithStatusResponse = Type.Intersect(
           '`pending`: queued for an asynchronous platform; `sent`: taken by the platform (or stored in test mode, or received from the contact); `delivered`: the `delivered` or `read` time is known; `failed`: never reached the contact, see `error`.',
       }),
       error: Type.Optional(MessageError),
+      parts: Type.Optional(MessageParts),
     }),
   ],
   {
     $id: 'MessageWithStatus',
     title: 'Message with status',
-    description: 'The message shape with `status` and, when failed, `error` (beyond the specification): Get Message and List Messages.',
+    description:
+      'The message shape with `status`, `error` when failed, and `parts` on `mobile` messages sent through the API (beyond the specification): Get Message and List Messages.',
   },
 );
 export type MessageWithStatusView = Static<typeof MessageWithStatusResponse>;

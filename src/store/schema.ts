@@ -78,6 +78,10 @@ export interface MessagesTable {
   delivered_at: number | null;
   read_at: number | null;
   created_at: number;
+  /** How many parts the platform sends the message in (SMS), when the type counts them; optional: other writers leave it out. */
+  part_count?: number | null;
+  /** The parts' encoding (SMS: gsm7 or ucs2), with part_count. */
+  part_encoding?: string | null;
 }
 
 export interface EventsTable {

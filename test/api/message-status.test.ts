@@ -63,10 +63,10 @@ for (const { dialect, skip } of await dialects()) {
 
       const echo = await hook.waitFor('message_echo', (e) => e.data.id === res.body.id);
       assert.ok(echo.signatureValid);
-      assert.ok(!('status' in echo.data) && !('error' in echo.data), JSON.stringify(echo.data));
+      assert.ok(!('status' in echo.data) && !('error' in echo.data) && !('parts' in echo.data), JSON.stringify(echo.data));
 
       const got = await getMessage(res.body.id);
-      assert.deepEqual(got, { ...res.body, status: 'sent' });
+      assert.deepEqual(got, { ...res.body, status: 'sent', parts: { count: 1, encoding: 'gsm7' } });
       const [listed] = await listMessages(channel, res.body.contact.id);
       assert.deepEqual(listed, got);
     });

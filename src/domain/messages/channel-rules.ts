@@ -2,13 +2,14 @@ import { ApiError } from '../../lib/errors.js';
 import { charCount } from '../../lib/text.js';
 import type { ChannelType } from '../../schemas/channel-types.js';
 import type { Card, Content, Metadata } from '../../schemas/content.js';
-import { capabilitiesOf, definitionOf } from '../../channel-types/index.js';
+import { capabilitiesOf, definitionOf, type SentParts } from '../../channel-types/index.js';
 
 /**
  * The rules that depend on the channel's type, from its definition: what its platform can send
- * (its capabilities) and the metadata keys its platform reserves.
+ * (its capabilities) and the metadata keys its platform reserves. Answers the parts the platform
+ * sends the content in, for types that count them (SMS).
  */
-export function checkCapabilities(type: ChannelType, content: Content): void {
+export function checkCapabilities(type: ChannelType, content: Content): SentParts | undefined {
   const caps = capabilitiesOf(type);
   if (!caps.contentTypes.includes(content.type)) {
     throw ApiError.invalid(
@@ -63,7 +64,7 @@ export function checkCapabilities(type: ChannelType, content: Content): void {
       });
     }
   }
-  definitionOf(type).send.checkContent?.(content);
+  return definitionOf(type).send.checkContent?.(content);
 }
 
 /**

@@ -147,7 +147,7 @@ export class MessageService {
   private async sendOnce(accountId: number, request: SendRequest, idempotencyKey: string | null, hash: string | null): Promise<SendResult> {
     const { deps } = this;
     const channel = await this.channelOf(accountId, request.channelId);
-    checkCapabilities(channel.type, request.content);
+    const parts = checkCapabilities(channel.type, request.content);
     const metadata = checkMetadata(channel.type, request.metadata);
     const address = parseAddress(channel.type, request.contact, deps.defaultPhoneRegion);
     const path = sendingPath(channel, deps.connectors);
@@ -199,6 +199,8 @@ export class MessageService {
         delivered_at: null,
         read_at: null,
         created_at: now,
+        part_count: parts ? parts.count : null,
+        part_encoding: parts ? parts.encoding : null,
       };
       const unit: WriteUnit = { insert: { messages: [message] } };
       if (contact.isNew) unit.ensure = { contacts: [contact.row] };

@@ -4,6 +4,7 @@ import {
   MESSAGE_FAILED_CODES,
   type MessageErrorView,
   type MessageFailedCode,
+  type MessagePartsView,
   type MessageStatus,
   type MessageWithStatusView,
 } from '../../schemas/message-status.js';
@@ -41,10 +42,12 @@ export function messageErrorOf(type: ChannelType, stored: string | null): Messag
   return { code, message };
 }
 
-/** Get Message and List Messages: the message shape plus `status`, and `error` when failed. */
+/** Get Message and List Messages: the message shape plus `status`, `error` when failed, and `parts` when counted. */
 export function messageWithStatusView(row: MessageWithRefs): MessageWithStatusView {
   const status = messageStatusOf(row);
   const view: MessageWithStatusView = { ...messageViewFromRow(row), status };
   if (status === 'failed') view.error = messageErrorOf(row.channel_type as ChannelType, row.error);
+  // Stored by Send Message for the types that count parts (SMS); null on every other message.
+  if (row.part_count != null && row.part_encoding != null) view.parts = { count: row.part_count, encoding: row.part_encoding as MessagePartsView['encoding'] };
   return view;
 }

@@ -9,6 +9,7 @@ import { inboundEventKeys } from './007_inbound_event_keys.js';
 import { tokenUse } from './008_token_use.js';
 import { chatUploadExpiry } from './009_chat_upload_expiry.js';
 import { jobQueue } from './010_job_queue.js';
+import { messageParts } from './011_message_parts.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -25,6 +26,7 @@ export const MIGRATIONS: Migration[] = [
   tokenUse,
   chatUploadExpiry,
   jobQueue,
+  messageParts,
 ];
 
 export const migrationProvider: MigrationProvider = {
