@@ -4,7 +4,7 @@ import { ApiError } from '../lib/errors.js';
 import { smsParts } from '../lib/sms-parts.js';
 import { smsText } from '../lib/sms-text.js';
 import type { Content } from '../schemas/content.js';
-import { NO_SETTINGS, PHONE_NUMBER_SHOWN, PLAIN_UPDATE, Str, strict } from './common.js';
+import { NO_SETTINGS, PHONE_NUMBER_SHOWN, PLAIN_UPDATE, SEND_RATE, Str, strict } from './common.js';
 
 /** The SMS provider calls one URL per channel and report: delivery reports, and received messages. */
 const INBOUND_ENDPOINTS = ['status', 'receive'] as const;
@@ -50,7 +50,16 @@ export const mobile: ChannelTypeDefinition = {
   },
   input: {
     key: 'provider',
-    schema: Type.Object({ type: Type.Literal('smsprovider'), sender_id: Str(100), access_token: Str(2000), signing_key: Str(2000) }, strict),
+    schema: Type.Object(
+      {
+        type: Type.Literal('smsprovider'),
+        sender_id: Str(100),
+        access_token: Str(2000),
+        signing_key: Str(2000),
+        send_rate: Type.Optional(SEND_RATE),
+      },
+      strict,
+    ),
     secretFields: ['access_token', 'signing_key'],
     required: true,
   },

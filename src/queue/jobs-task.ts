@@ -1,6 +1,6 @@
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
-import type { ClaimedJob, JobOutcome, JobQueue, NewJob } from '../store/job-queue.js';
+import type { ClaimedJob, EndedJob, JobEndReason, JobOutcome, JobQueue, NewJob } from '../store/job-queue.js';
 import { RateAdmission } from './rate-admission.js';
 import type { Lease, TaskContext, TaskKind, TaskSource } from './task.js';
 
@@ -28,8 +28,19 @@ export interface JobKind<Input> {
   handle(input: Input, job: ClaimedJob, signal: AbortSignal): Promise<JobResult>;
   /** Wait before the attempt after `attempts` failed ones (default: 30 s, doubling, at most an hour). */
   retryDelayMs?(attempts: number): number;
-  /** Jobs of one channel start at most this many per second (null or absent: as soon as there is room). */
-  rateOf?(input: Input): number | null;
+  /**
+   * Jobs of one channel start at most this many per second (null or absent: as soon as there is
+   * room). `job` names the channel, for a rate the kind knows fresher than the payload's.
+   */
+  rateOf?(input: Input, job: ClaimedJob): number | null;
+  /**
+   * The job ends without its work done (`job.reason`): past its expiry, or its last attempt lost
+   * (its process died, its lease ran out) or failed retryably. Called before the job's end is
+   * written, and again if that write is lost, so it must be idempotent; when it throws, the job is
+   * left as it is and told again at the next sweep. Not called for a job whose handler said it
+   * failed for good (`retryable: false`): the handler settled it.
+   */
+  onEnded?(input: Input, job: EndedJob): Promise<void>;
 }
 
 /** Where a job belongs and how it may run; the rest of a NewJob comes from the kind and the input. */
@@ -42,6 +53,9 @@ export interface JobPlacement {
   expiresAt?: number | null;
   maxAttempts?: number;
 }
+
+/** Jobs the end sweep looks at and tells their kinds of at once. */
+const END_BATCH = 100;
 
 export function defaultRetryDelayMs(attempts: number): number {
   return Math.min(30_000 * 2 ** Math.max(0, attempts - 1), 3_600_000);
@@ -106,7 +120,9 @@ export interface JobsTaskOptions {
  * The jobs table as a task kind of the queue runner: claims due jobs of the registered kinds,
  * runs each with its kind's handler, and writes back `done`, a retry (pending again, while
  * attempts are left and before it expires) or `failed`. Its periodic sweep also ends the jobs
- * that expired. A job cut off by stop is given back with its attempt.
+ * that expired or lost their last attempt, each after telling its kind (`onEnded`), so that what
+ * a job stood for (a queued message) never waits for a job that will not run. A job cut off by
+ * stop is given back with its attempt.
  *
  * Its admission starts each channel's jobs at the rate their kind gives (`rateOf`), the channels
  * taking turns; a channel holding as many jobs as its rate can use soon is left out of the next
@@ -157,12 +173,50 @@ export class JobsTask implements TaskKind<ClaimedJob, ClaimedJob, JobOutcome>, T
     for (const [leaseId, ids] of byLease) await this.o.queue.release(ids, leaseId);
   }
 
-  /** Frees the jobs of processes that ended, then ends those that expired. */
+  /** Frees the jobs of processes that ended, then ends those that can no longer run. */
   async releaseOrphans(ownInstance: number | null): Promise<number> {
     const freed = await this.o.queue.releaseOrphans(ownInstance);
-    const ended = await this.o.queue.expire(this.o.clock.now(), this.o.wallClock.now());
-    if (ended > 0) this.o.logger.info({ ended }, 'jobs expired or lost their last attempt');
+    await this.endSweep();
     return freed;
+  }
+
+  /**
+   * Ends the jobs that expired or lost their last attempt, each after its kind was told
+   * (`onEnded`): a batch at a time, until a batch comes back short or none of it could be told.
+   */
+  private async endSweep(): Promise<void> {
+    const kinds = this.o.kinds.names();
+    let ended = 0;
+    for (;;) {
+      const times = { now: this.o.clock.now(), leaseNow: this.o.wallClock.now() };
+      const found = await this.o.queue.endable({ kinds, ...times, limit: END_BATCH });
+      if (found.length === 0) break;
+      const told = await Promise.all(found.map((job) => this.tellEnded(job)));
+      const settled = found.filter((_, i) => told[i]);
+      if (settled.length > 0) ended += await this.o.queue.end(settled, times);
+      if (found.length < END_BATCH || settled.length === 0) break;
+    }
+    if (ended > 0) this.o.logger.info({ ended }, 'jobs expired or lost their last attempt');
+  }
+
+  /** Tells the job's kind that it ended; false when the kind could not record it (told again later). */
+  private async tellEnded(job: EndedJob): Promise<boolean> {
+    const kind = this.o.kinds.get(job.kind);
+    if (!kind?.onEnded) return true;
+    let input: unknown;
+    try {
+      input = kind.decode(job.payload);
+    } catch {
+      // Nothing the kind could act on: the job just ends.
+      return true;
+    }
+    try {
+      await kind.onEnded(input, job);
+      return true;
+    } catch (error) {
+      this.o.logger.warn({ err: error, job: String(job.id), kind: job.kind }, 'recording the end of a job failed; told again at the next sweep');
+      return false;
+    }
   }
 
   subscribe(listener: () => void): () => Promise<void> {
@@ -174,7 +228,7 @@ export class JobsTask implements TaskKind<ClaimedJob, ClaimedJob, JobOutcome>, T
     const kind = this.o.kinds.get(job.kind);
     if (!kind?.rateOf) return null;
     try {
-      const perSecond = kind.rateOf(kind.decode(job.payload));
+      const perSecond = kind.rateOf(kind.decode(job.payload), job);
       return perSecond !== null && perSecond > 0 && Number.isFinite(perSecond) ? perSecond : null;
     } catch {
       return null;
@@ -199,6 +253,12 @@ export class JobsTask implements TaskKind<ClaimedJob, ClaimedJob, JobOutcome>, T
     }
     const runAt = now + (result.retryAfterMs ?? kind?.retryDelayMs?.(job.attempts) ?? defaultRetryDelayMs(job.attempts));
     const again = result.retryable && job.attempts < job.maxAttempts && (job.expiresAt === null || runAt < job.expiresAt);
+    if (result.retryable && !again) {
+      // Out of attempts or time with a failure that might have passed: the kind is told. If it
+      // cannot record that, the job stays leased; once the lease runs out the end sweep tells it again.
+      const reason: JobEndReason = job.attempts < job.maxAttempts ? 'expired' : 'attempts_exhausted';
+      if (!(await this.tellEnded({ ...job, reason, lastError: result.error }))) return;
+    }
     context.record({ id: job.id, leaseId: job.leaseId, status: again ? 'pending' : 'failed', runAt, lastError: result.error, updatedAt: now });
   }
 

@@ -7,7 +7,8 @@
  * A job is `pending` until claimed, `running` while leased, and ends `done`, `failed` (its
  * attempts used up, or a failure that will not pass) or `expired` (not run by `expires_at`). An
  * attempt is counted when it is claimed, so a job that brings its process down is not claimed
- * forever; a job given back unrun (release) gets its attempt back.
+ * forever; a job given back unrun (release) gets its attempt back. A job that ends without its
+ * work done is found by `endable` and told to its kind before `end` ends it (job-sweep.ts).
  */
 
 export type JobStatus = 'pending' | 'running' | 'done' | 'failed' | 'expired';
@@ -61,6 +62,33 @@ export interface ClaimedJob {
   leaseId: number;
 }
 
+/** Why a job ends without its work done: not run by `expires_at`, or its last attempt lost or failed. */
+export type JobEndReason = 'expired' | 'attempts_exhausted';
+
+export interface EndableRequest {
+  kinds: readonly string[];
+  /** Injected clock (expiry). */
+  now: number;
+  /** Wall time (leases). */
+  leaseNow: number;
+  limit: number;
+}
+
+/** A job that ends without its work done, as its kind is told of it (JobKind.onEnded). */
+export interface EndedJob {
+  id: number;
+  kind: string;
+  accountId: number;
+  channelId: number;
+  messageId: number | null;
+  payload: string;
+  /** Attempts started (0: never run). */
+  attempts: number;
+  reason: JobEndReason;
+  /** The last attempt's failure, or why the attempt was lost. */
+  lastError: string | null;
+}
+
 /** What became of a claimed job: `pending` again (a retry at `runAt`), or ended. */
 export interface JobOutcome {
   id: number;
@@ -90,15 +118,22 @@ export interface JobQueue {
   release(ids: readonly number[], leaseId: number): Promise<void>;
   /**
    * Frees the jobs held by processes that ended (as `DeliveryQueue.releaseOrphans`): pending
-   * again, or `failed` when that was their last attempt. Returns how many were freed.
+   * again, or, when that was their last attempt, left to the end sweep (their lease lapsed at
+   * once: `endable` finds them). Returns how many were freed.
    */
   releaseOrphans(ownInstance: number | null): Promise<number>;
   /**
-   * Ends the jobs that can no longer run: past `expires_at` and not under a live lease become
-   * `expired`; running under a lease that ran out with no attempt left become `failed`. `now` is
-   * the injected clock, `leaseNow` wall time. Returns how many ended.
+   * The jobs of `kinds` that can no longer run, at most `limit` in id order: past `expires_at`
+   * and not under a live lease (`expired`), or running under a lease that ran out with no attempt
+   * left (`attempts_exhausted`). Changes nothing: `end` ends them once their kind has recorded
+   * what that means, so a process that dies in between leaves them to be found again.
    */
-  expire(now: number, leaseNow: number): Promise<number>;
+  endable(request: EndableRequest): Promise<EndedJob[]>;
+  /**
+   * Ends jobs `endable` found, with the same times: `expired`, or `failed`; each only while it is
+   * still as found. Returns how many ended.
+   */
+  end(jobs: readonly EndedJob[], times: { now: number; leaseNow: number }): Promise<number>;
   /** Tells the workers of other processes that jobs became due (PostgreSQL: NOTIFY; SQLite: nothing). */
   announce(): void;
   /** Calls `listener` when another process announced due jobs; returns how to stop. */

@@ -291,6 +291,22 @@ for (const { dialect, skip } of await dialects()) {
       const a = await row(retryable.id);
       assert.equal(a.status, 'pending');
       assert.equal(a.lease_id, null);
+      // Its last attempt was lost with the process: the end sweep finds it at once and fails it.
+      const reclaim = claimRequest([kind]);
+      assert.deepEqual(
+        (await store.jobQueue.claim(reclaim)).map((j) => j.id),
+        [retryable.id],
+        'the job with no attempt left is not claimed',
+      );
+      await store.jobQueue.release([retryable.id], reclaim.leaseId);
+      const times = { now: clock.now(), leaseNow: wall.now() };
+      const endable = await store.jobQueue.endable({ kinds: [kind], ...times, limit: 10 });
+      assert.deepEqual(
+        endable.map((j) => [j.id, j.reason, j.attempts]),
+        [[last.id, 'attempts_exhausted', 1]],
+      );
+      assert.equal(await store.jobQueue.end(endable, times), 1);
+      assert.equal(await store.jobQueue.end(endable, times), 0, 'ended once');
       const b = await row(last.id);
       assert.equal(b.status, 'failed', 'its last attempt was lost with the process');
       assert.ok(b.last_error);
@@ -324,6 +340,77 @@ for (const { dialect, skip } of await dialects()) {
       const r = await row(stale.id);
       assert.equal(r.status, 'expired');
       assert.equal(Number(r.attempts), 0);
+    });
+
+    test("the end sweep tells the job's kind before it ends the job, and again when the kind could not record it", async () => {
+      const kind = `ended-${dialect}`;
+      const stale = job(kind, { expiresAt: clock.now() + 1000, maxAttempts: 3 });
+      const lapsed = job(kind, { maxAttempts: 1 });
+      await store.jobQueue.enqueue([stale, lapsed]);
+      // The last attempt of `lapsed` is claimed by a worker that never finishes it (a process that lives on).
+      const other = dialect === 'postgres' ? await openStore(db.url) : store;
+      try {
+        const claimed = await other.jobQueue.claim({ ...claimRequest([kind], { instanceId: other.instanceId }), limit: 1 });
+        assert.deepEqual(
+          claimed.map((j) => j.id),
+          [stale.id],
+        );
+        assert.equal((await other.jobQueue.claim(claimRequest([kind], { instanceId: other.instanceId }))).length, 1);
+        clock.advance(1000);
+        wall.advance(LEASE_MS + 1);
+        const told: Array<[number, string, string | null]> = [];
+        let refuse = true;
+        const runner = runnerFor(store, {
+          ...kindOf(kind, () => Promise.reject(new Error('never run'))),
+          onEnded: (_input, ended) => {
+            if (refuse) return Promise.reject(new Error('database away'));
+            told.push([ended.id, ended.reason, ended.lastError]);
+            return Promise.resolve();
+          },
+        });
+        await runner.sweep();
+        assert.equal((await row(stale.id)).status, 'running', 'not ended while its kind could not record it');
+        assert.equal((await row(lapsed.id)).status, 'running');
+        refuse = false;
+        await runner.sweep();
+        assert.deepEqual(
+          told.sort((a, b) => a[0] - b[0]),
+          [
+            [stale.id, 'expired', null],
+            [lapsed.id, 'attempts_exhausted', 'Its last attempt did not finish in time.'],
+          ],
+        );
+        assert.equal((await row(stale.id)).status, 'expired');
+        assert.equal((await row(lapsed.id)).status, 'failed');
+        await runner.sweep();
+        assert.equal(told.length, 2, 'told once they ended');
+      } finally {
+        if (other !== store) await other.close();
+      }
+    });
+
+    test('a handler that throws on its last attempt: the kind is told before the job fails', async () => {
+      const kind = `thrown-${dialect}`;
+      const j = job(kind, { maxAttempts: 1 });
+      await store.jobQueue.enqueue([j]);
+      const told = deferred<string>();
+      const { onComplete, written } = outcomesOf([j.id]);
+      const runner = runnerFor(
+        store,
+        {
+          ...kindOf(kind, () => Promise.reject(new Error('boom'))),
+          onEnded: (_input, ended) => {
+            told.resolve(`${ended.reason}: ${ended.lastError}`);
+            return Promise.resolve();
+          },
+        },
+        { onComplete },
+      );
+      runner.start();
+      assert.equal(await told.promise, 'attempts_exhausted: boom');
+      await written;
+      await runner.stop();
+      assert.equal((await row(j.id)).status, 'failed');
     });
 
     test('attempts are counted and a retryable failure is tried again later', async () => {

@@ -223,7 +223,15 @@ export class MessageService {
       if (path === 'queued') {
         unit.insert.jobs = [
           sendJobRow(
-            { id: deps.ids.nextNumber(), accountId, channelId: Number(channel.id), channelType: channel.type, messageId: id, contactId: contact.row.id },
+            {
+              id: deps.ids.nextNumber(),
+              accountId,
+              channelId: Number(channel.id),
+              channelType: channel.type,
+              channelConfig: channel.config,
+              messageId: id,
+              contactId: contact.row.id,
+            },
             now,
           ),
         ];

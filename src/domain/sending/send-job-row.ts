@@ -1,5 +1,6 @@
 import type { WriteUnit } from '../../store/write-unit.js';
 import { definitionOf } from '../../channel-types/index.js';
+import { configuredSendRate } from '../../channel-types/common.js';
 import type { ChannelType } from '../../schemas/channel-types.js';
 import { SEND_EXPIRY_MS, SEND_MAX_ATTEMPTS } from './send-policy.js';
 
@@ -10,7 +11,7 @@ export const SEND_JOB_KIND = 'send';
 export interface SendJobInput {
   messageId: number;
   contactId: number;
-  /** Messages per second the channel sends at most (the type's rate); null: no limit. */
+  /** Messages per second the channel sends at most when it was queued (sendRateOf); null: no limit. */
   rate: number | null;
 }
 
@@ -20,14 +21,25 @@ export function encodeSendJob(input: SendJobInput): string {
   return JSON.stringify(payload);
 }
 
-/** The channel's sending rate: its type's (channel-types/*.ts `send.ratePerSecond`). */
-export function sendRateOf(type: ChannelType): number | null {
-  return definitionOf(type).send.ratePerSecond ?? null;
+/**
+ * The channel's sending rate: its own (`send_rate` in its type object, beyond the specification),
+ * else its type's (channel-types/*.ts `send.ratePerSecond`); null: no limit.
+ */
+export function sendRateOf(type: ChannelType, config: Record<string, unknown>): number | null {
+  return configuredSendRate(config) ?? definitionOf(type).send.ratePerSecond ?? null;
 }
 
 /** The send job of a message queued at `now`, written in the Send Message write unit. */
 export function sendJobRow(
-  job: { id: number; accountId: number; channelId: number; channelType: ChannelType; messageId: number; contactId: number },
+  job: {
+    id: number;
+    accountId: number;
+    channelId: number;
+    channelType: ChannelType;
+    channelConfig: Record<string, unknown>;
+    messageId: number;
+    contactId: number;
+  },
   now: number,
 ): NonNullable<WriteUnit['insert']['jobs']>[number] {
   return {
@@ -36,7 +48,7 @@ export function sendJobRow(
     channel_id: job.channelId,
     message_id: job.messageId,
     kind: SEND_JOB_KIND,
-    payload: encodeSendJob({ messageId: job.messageId, contactId: job.contactId, rate: sendRateOf(job.channelType) }),
+    payload: encodeSendJob({ messageId: job.messageId, contactId: job.contactId, rate: sendRateOf(job.channelType, job.channelConfig) }),
     status: 'pending',
     attempts: 0,
     max_attempts: SEND_MAX_ATTEMPTS,

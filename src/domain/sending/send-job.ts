@@ -1,6 +1,6 @@
 import type { Store } from '../../store/store.js';
 import type { SendingMessage } from '../../store/repos/messages.js';
-import type { ClaimedJob } from '../../store/job-queue.js';
+import type { ClaimedJob, EndedJob } from '../../store/job-queue.js';
 import type { JobKind, JobResult } from '../../queue/jobs-task.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/logger.js';
@@ -11,7 +11,7 @@ import { messageFailedCode } from '../../connectors/failure-codes.js';
 import type { Outbox } from '../events/outbox.js';
 import type { Channel } from '../channels/view.js';
 import { messageFailedEvent, storedFailure } from '../messages/failed-event.js';
-import { SEND_JOB_KIND, encodeSendJob, type SendJobInput } from './send-job-row.js';
+import { SEND_JOB_KIND, encodeSendJob, sendRateOf, type SendJobInput } from './send-job-row.js';
 import { sendRetryDelayMs } from './send-policy.js';
 
 export interface SendJobDeps {
@@ -25,6 +25,11 @@ export interface SendJobDeps {
   /** Jitter of the retry waits (tests fix it). */
   random?: () => number;
 }
+
+/** The stored reason of a message whose send job ran out of attempts without a failure that settled it. */
+const EXHAUSTED_REASON = 'No attempt to send it succeeded.';
+/** Channels whose rate is kept (a bound, not a cache size that matters: channels sending at once). */
+const MAX_RATES_KEPT = 10_000;
 
 function decodeSendJob(payload: string): SendJobInput {
   const value = JSON.parse(payload) as { message_id?: unknown; contact_id?: unknown; rate?: unknown };
@@ -55,12 +60,23 @@ function recipientOf(message: SendingMessage): Recipient {
  * - A retryable failure is tried again (send-policy.ts); a Retry-After also pauses the channel.
  * - A permanent failure, the last attempt, or a retry that would come after the expiry: the
  *   message is `failed` and `message_failed` is written in the same transaction.
+ * - A job that ends without running to such an end (`onEnded`: not run within the 24 hours, or
+ *   its last attempt lost with its process or thrown): the message fails the same way, with code
+ *   4 past the 24 hours, else 1 (unless the platform, asked by reference, has it: then `sent`).
+ * - The channel's rate (`rateOf`) is its own `send_rate` or its type's, read from the channel
+ *   each time one of its jobs runs; a job's payload has the rate of when it was queued.
  * Each step is conditional on the message's state, so an attempt that runs twice records once.
  */
 export function sendJobKind(deps: SendJobDeps): JobKind<SendJobInput> {
   const random = deps.random ?? Math.random;
 
-  async function fail(job: ClaimedJob, message: SendingMessage, channel: Channel, code: MessageFailedCode, reason: string): Promise<void> {
+  async function fail(
+    job: { accountId: number },
+    message: SendingMessage,
+    channel: Channel,
+    code: MessageFailedCode,
+    reason: string | undefined,
+  ): Promise<void> {
     let wake = false;
     await deps.store.transaction(async (tx) => {
       if (!(await tx.messages.markFailed(job.accountId, message.id, storedFailure(code, reason), 'queued'))) return;
@@ -99,17 +115,45 @@ export function sendJobKind(deps: SendJobDeps): JobKind<SendJobInput> {
     return { ok: true };
   }
 
+  /**
+   * The channels' rates as last read from the channels themselves: a rate changed after jobs were
+   * queued (their payloads carry the rate of then) counts from the channel's next job on.
+   */
+  const rates = new Map<number, number | null>();
+
+  /** A job that ran out of attempts or time: a message the platform has after all is `sent`, else it fails (code 4 past the 24 hours, else 1). */
+  async function ended(input: SendJobInput, job: EndedJob): Promise<void> {
+    const message = await deps.store.messages.forSend(job.accountId, input.messageId);
+    if (!message || message.status !== 'queued') return;
+    const channel = await deps.channels.find(job.accountId, message.channel_id);
+    if (!channel) return;
+    if (job.reason === 'expired') return fail(job, message, channel, 4, undefined);
+    // Its last attempt may have reached the platform before its process died.
+    const lookup = job.attempts > 0 ? deps.connectors.role(channel.type, 'sentLookup') : undefined;
+    if (lookup) {
+      const found = await lookup.findSent(channelContextOf(channel), String(message.id), { since: message.created_at }).catch(() => null);
+      if (found?.ok && found.value) {
+        await deps.store.messages.markSent(job.accountId, message.id, found.value.externalIds[0] ?? null);
+        return;
+      }
+    }
+    await fail(job, message, channel, 1, EXHAUSTED_REASON);
+  }
+
   return {
     kind: SEND_JOB_KIND,
     encode: encodeSendJob,
     decode: decodeSendJob,
-    rateOf: (input) => input.rate,
+    rateOf: (input, job) => (rates.has(job.channelId) ? (rates.get(job.channelId) ?? null) : input.rate),
+    onEnded: ended,
     async handle(input, job): Promise<JobResult> {
       const message = await deps.store.messages.forSend(job.accountId, input.messageId);
       // Deleted with its contact or channel: dropped, never sent. Already sent or failed: done.
       if (!message || message.status !== 'queued') return { ok: true };
       const channel = await deps.channels.find(job.accountId, message.channel_id);
       if (!channel) return { ok: true };
+      if (rates.size >= MAX_RATES_KEPT && !rates.has(job.channelId)) rates.clear();
+      rates.set(job.channelId, sendRateOf(channel.type, channel.config));
       const sender = deps.connectors.role(channel.type, 'sender');
       if (!sender) {
         return failed(job, message, channel, {

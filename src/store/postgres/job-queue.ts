@@ -1,8 +1,9 @@
 import type pg from 'pg';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
-import type { ClaimedJob, JobClaimRequest, JobOutcome, JobQueue, NewJob } from '../job-queue.js';
-import { LAPSED_ERROR, ORPHANED_ERROR, jobRow, toClaimedJobs, type ClaimedJobRow } from '../job-rows.js';
+import type { ClaimedJob, EndableRequest, EndedJob, JobClaimRequest, JobOutcome, JobQueue, NewJob } from '../job-queue.js';
+import { jobRow, toClaimedJobs, type ClaimedJobRow } from '../job-rows.js';
+import { ENDED_LEASE, endJobs, findEndable } from '../job-sweep.js';
 import { announcer, listen } from './listen.js';
 
 const CHANNEL = 'parley_jobs_due';
@@ -85,34 +86,23 @@ export class PostgresJobQueue implements JobQueue {
   async releaseOrphans(ownInstance: number | null): Promise<number> {
     const own = ownInstance === null ? sql`FALSE` : sql`instance_id = ${ownInstance}`;
     const result = await sql`
-      UPDATE jobs SET status = CASE WHEN attempts < max_attempts THEN 'pending' ELSE 'failed' END,
-        last_error = CASE WHEN attempts < max_attempts THEN last_error ELSE ${ORPHANED_ERROR} END,
-        lease_id = NULL, leased_until = NULL
-      WHERE status = 'running'
+      UPDATE jobs SET status = CASE WHEN attempts < max_attempts THEN 'pending' ELSE 'running' END,
+        lease_id = NULL,
+        -- The last attempt's lease ends with its process: the end sweep fails the job (and its kind is told).
+        leased_until = CASE WHEN attempts < max_attempts THEN NULL ELSE ${ENDED_LEASE}::bigint END
+      WHERE status = 'running' AND leased_until <> ${ENDED_LEASE}
         AND (${own} OR instance_id IS NULL OR instance_id NOT IN (
           SELECT objid::bigint FROM pg_locks
           WHERE locktype = 'advisory' AND classid = ${this.lockNamespace}::bigint::oid AND objsubid = 2 AND granted))`.execute(this.db);
     return Number(result.numAffectedRows ?? 0);
   }
 
-  expire(now: number, leaseNow: number): Promise<number> {
-    return this.db.transaction().execute(async (tx) => {
-      const expired = await tx
-        .updateTable('jobs')
-        .set({ status: 'expired', lease_id: null, leased_until: null, updated_at: now })
-        .where('expires_at', 'is not', null)
-        .where('expires_at', '<=', now)
-        .where((eb) => eb.or([eb('status', '=', 'pending'), eb.and([eb('status', '=', 'running'), eb('leased_until', '<', leaseNow)])]))
-        .executeTakeFirst();
-      const lapsed = await tx
-        .updateTable('jobs')
-        .set({ status: 'failed', last_error: LAPSED_ERROR, lease_id: null, leased_until: null, updated_at: now })
-        .where('status', '=', 'running')
-        .where('leased_until', '<', leaseNow)
-        .whereRef('attempts', '>=', 'max_attempts')
-        .executeTakeFirst();
-      return Number(expired.numUpdatedRows) + Number(lapsed.numUpdatedRows);
-    });
+  endable(request: EndableRequest): Promise<EndedJob[]> {
+    return findEndable(this.db, request);
+  }
+
+  end(jobs: readonly EndedJob[], times: { now: number; leaseNow: number }): Promise<number> {
+    return endJobs(this.db, jobs, times);
   }
 
   subscribe(listener: () => void): () => Promise<void> {

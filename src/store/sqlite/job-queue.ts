@@ -1,8 +1,9 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
-import type { ClaimedJob, JobClaimRequest, JobOutcome, JobQueue, NewJob } from '../job-queue.js';
-import { CLAIMED_JOB_COLUMNS, LAPSED_ERROR, ORPHANED_ERROR, jobRow, toClaimedJobs, type ClaimedJobRow } from '../job-rows.js';
+import type { ClaimedJob, EndableRequest, EndedJob, JobClaimRequest, JobOutcome, JobQueue, NewJob } from '../job-queue.js';
+import { CLAIMED_JOB_COLUMNS, jobRow, toClaimedJobs, type ClaimedJobRow } from '../job-rows.js';
+import { ENDED_LEASE, endJobs, findEndable } from '../job-sweep.js';
 
 // Due pending jobs of one kind, and running ones whose lease ran out, in (run_at, id) order. Each
 // branch is its own range of jobs_claim (status, kind, run_at, id) read in index order and cut at
@@ -131,34 +132,23 @@ export class SqliteJobQueue implements JobQueue {
     const result = await this.db
       .updateTable('jobs')
       .set((eb) => ({
-        status: eb.case().when('attempts', '<', eb.ref('max_attempts')).then('pending').else('failed').end(),
-        last_error: eb.case().when('attempts', '<', eb.ref('max_attempts')).then(eb.ref('last_error')).else(ORPHANED_ERROR).end(),
+        status: eb.case().when('attempts', '<', eb.ref('max_attempts')).then('pending').else('running').end(),
         lease_id: null,
-        leased_until: null,
+        // The last attempt's lease ends with its process: the end sweep fails the job (and its kind is told).
+        leased_until: eb.case().when('attempts', '<', eb.ref('max_attempts')).then(null).else(ENDED_LEASE).end(),
       }))
       .where('status', '=', 'running')
+      .where('leased_until', '<>', ENDED_LEASE)
       .executeTakeFirst();
     return Number(result.numUpdatedRows);
   }
 
-  expire(now: number, leaseNow: number): Promise<number> {
-    return this.db.transaction().execute(async (tx) => {
-      const expired = await tx
-        .updateTable('jobs')
-        .set({ status: 'expired', lease_id: null, leased_until: null, updated_at: now })
-        .where('expires_at', 'is not', null)
-        .where('expires_at', '<=', now)
-        .where((eb) => eb.or([eb('status', '=', 'pending'), eb.and([eb('status', '=', 'running'), eb('leased_until', '<', leaseNow)])]))
-        .executeTakeFirst();
-      const lapsed = await tx
-        .updateTable('jobs')
-        .set({ status: 'failed', last_error: LAPSED_ERROR, lease_id: null, leased_until: null, updated_at: now })
-        .where('status', '=', 'running')
-        .where('leased_until', '<', leaseNow)
-        .whereRef('attempts', '>=', 'max_attempts')
-        .executeTakeFirst();
-      return Number(expired.numUpdatedRows) + Number(lapsed.numUpdatedRows);
-    });
+  endable(request: EndableRequest): Promise<EndedJob[]> {
+    return findEndable(this.db, request);
+  }
+
+  end(jobs: readonly EndedJob[], times: { now: number; leaseNow: number }): Promise<number> {
+    return endJobs(this.db, jobs, times);
   }
 
   /** One process serves a SQLite file: its worker is woken in process. */
