@@ -35,6 +35,14 @@ export interface ChannelTypeDefinition {
   inboundEndpoints: readonly string[];
   /** Contacts talk through this service's own chat server (the web chat). */
   webChat: boolean;
+  /**
+   * Types whose channels may send from a number the provider shares between them (SMS with a
+   * sender id that is not a number): the channel's own number as configured, or null when its
+   * messages go out from a shared one. A reply that reaches a channel with no number of its own,
+   * or names a number that is not the channel's, is a reply to a shared number: the domain gives
+   * it to the channel that last sent to its sender.
+   */
+  ownNumber?(config: Record<string, unknown>): string | null;
 }
 
 export interface ChannelInputSpec {

@@ -80,4 +80,9 @@ export const mobile: ChannelTypeDefinition = {
   settings: NO_SETTINGS,
   inboundEndpoints: INBOUND_ENDPOINTS,
   webChat: false,
+  // An alphanumeric sender id cannot be answered: replies come to a number the provider shares.
+  ownNumber: (config) => {
+    const sender = typeof config.sender_id === 'string' ? config.sender_id.trim() : '';
+    return /^\+?\d+$/.test(sender) ? sender : null;
+  },
 };

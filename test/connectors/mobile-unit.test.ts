@@ -142,6 +142,7 @@ describe('mobile: callbacks as events', () => {
         at: Date.parse('2023-07-27T00:49:29Z'),
         externalId: 'in-1',
         content: { type: 'text', text: 'Dobrý den', matchQuickReplies: true },
+        to: '420601000111',
       },
     ]);
     const short = new URLSearchParams({
@@ -154,8 +155,8 @@ describe('mobile: callbacks as events', () => {
     const shortParsed = parseCall(signedCall('receive', url, short), channel, settings);
     assert.ok(shortParsed.ok);
     assert.deepEqual(
-      shortParsed.events.map((e) => (e.kind === 'message' ? [e.externalId, e.at, e.content] : e.kind)),
-      [['in-2', Date.parse('2023-07-27T00:49:29Z'), { type: 'text', text: 'JOIN', matchQuickReplies: true }]],
+      shortParsed.events.map((e) => (e.kind === 'message' ? [e.externalId, e.at, e.content, e.to] : e.kind)),
+      [['in-2', Date.parse('2023-07-27T00:49:29Z'), { type: 'text', text: 'JOIN', matchQuickReplies: true }, '3000']],
     );
     const mms = new URLSearchParams({
       id: 'in-3',

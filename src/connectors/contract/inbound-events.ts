@@ -93,7 +93,11 @@ export const OPT_OUT_REASONS = ['stop', 'unsubscribed', 'blocked', 'complaint'] 
 export type OptOutReason = (typeof OPT_OUT_REASONS)[number];
 
 export type InboundEvent =
-  | (InboundBase & { kind: 'message'; externalId: string; content: InboundContent })
+  /**
+   * A message from the user. `to`: the address the user wrote to, where the platform names it (an
+   * SMS's recipient number): a reply to a number several channels send from is routed by it.
+   */
+  | (InboundBase & { kind: 'message'; externalId: string; content: InboundContent; to?: string })
   /** A message someone else sent to the user from the platform (another app, the page inbox); not the service's own. */
   | (InboundBase & { kind: 'echo'; externalId: string; content: InboundContent; platformMetadata?: string })
   /** Messages the service sent were delivered: those named, and every one sent up to `watermark` (ms). */

@@ -99,7 +99,16 @@ function parseReceive(rawBody: Buffer): InboundParse {
     .filter((u) => /^https?:\/\//.test(u));
   const contents: InboundContent[] = media.map((ref) => ({ type: 'file', media: { ref } }));
   if (text !== '' || contents.length === 0) contents.push({ type: 'text', text, matchQuickReplies: true });
-  const events: InboundEvent[] = contents.map((content, i) => ({ kind: 'message', user, at, externalId: i === 0 ? id : `${id}#${i}`, content }));
+  // The number the user wrote to: a shared number when the channel's sender id is not one.
+  const to = first(form, 'recipient', 'receiver', 'shortcode');
+  const events: InboundEvent[] = contents.map((content, i) => ({
+    kind: 'message',
+    user,
+    at,
+    externalId: i === 0 ? id : `${id}#${i}`,
+    content,
+    ...(to === undefined ? {} : { to }),
+  }));
   if (text.trim().toUpperCase() === 'STOP') events.push({ kind: 'opt_out', user, at, eventKey: `stop:${id}`, reason: 'stop' });
   return { ok: true, events, reply: OK_REPLY };
 }

@@ -30,6 +30,7 @@ import { InboundContacts } from './contacts.js';
 import { MediaUnavailable, neutralContent } from './media.js';
 import { incomingMessageUnit } from './received-message.js';
 import { channelRef, contactRef } from './refs.js';
+import { SharedNumberReplies } from './shared-number.js';
 import { messageFailedCode } from '../../connectors/failure-codes.js';
 import { messageFailedEvent, storedFailure } from '../messages/failed-event.js';
 
@@ -76,10 +77,12 @@ function refusal(parsed: Extract<InboundParse, { ok: false }>): ApiError {
  * (channel, direction, external id) key; a postback or opt-in by the unique (channel, inbound_key)
  * key, from the connector's `eventKey`; a receipt reports only marks that change. A status report
  * of an asynchronous platform changes a sent message once (delivered, or failed); opt-outs are
- * answered and logged, not stored yet.
+ * answered and logged, not stored yet. A reply to a number several channels send from goes to the
+ * channel that last sent to its sender (shared-number.ts).
  */
 export class InboundService {
   readonly contacts: InboundContacts;
+  private readonly sharedNumber: SharedNumberReplies;
 
   constructor(private readonly deps: InboundServiceDeps) {
     this.contacts = new InboundContacts({
@@ -89,6 +92,7 @@ export class InboundService {
       defaultPhoneRegion: deps.defaultPhoneRegion,
       onChanged: (id) => deps.onContactChanged(id),
     });
+    this.sharedNumber = new SharedNumberReplies({ store: deps.store, box: deps.box, phoneOf: (raw) => this.contacts.phoneOf(raw) });
   }
 
   /**
@@ -289,8 +293,12 @@ export class InboundService {
     return match?.payload;
   }
 
-  private async message(channel: Channel, event: Extract<InboundEvent, { kind: 'message' | 'echo' }>, direction: 'received' | 'sent'): Promise<void> {
+  private async message(called: Channel, event: Extract<InboundEvent, { kind: 'message' | 'echo' }>, direction: 'received' | 'sent'): Promise<void> {
     const { store, ids, clock } = this.deps;
+    const channel =
+      event.kind === 'message'
+        ? await this.sharedNumber.channelFor(called, { externalId: event.externalId, to: event.to, phoneNumber: event.user.phoneNumber })
+        : called;
     const contact = await this.contacts.resolve(channel, event.user);
     if (!contact) return;
     const channelId = Number(channel.id);

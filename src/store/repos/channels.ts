@@ -32,6 +32,11 @@ export class ChannelsRepo {
     return { rows, total: Number(total.n) };
   }
 
+  /** The account's channels of one type (replies to a number several of them send from). */
+  async ofType(accountId: number, type: string): Promise<ChannelRow[]> {
+    return this.db.selectFrom('channels').selectAll().where('account_id', '=', accountId).where('type', '=', type).orderBy('id', 'asc').execute();
+  }
+
   async update(accountId: number, id: number, changes: Updateable<ChannelsTable>): Promise<void> {
     await this.db.updateTable('channels').set(changes).where('account_id', '=', accountId).where('id', '=', id).execute();
   }

@@ -92,6 +92,47 @@ export class MessagesRepo {
     return Number(row.n);
   }
 
+  /**
+   * Replies to a shared number: of the contacts with this phone number on the given channels, the
+   * one the latest message the platform took (`sent`) went to. By the (channel, phone number) and
+   * (contact, id) indexes; undefined when none of them was sent to.
+   */
+  async lastSentToPhone(
+    accountId: number,
+    channelIds: readonly number[],
+    phoneNumber: string,
+  ): Promise<{ channel_id: number; contact_id: number } | undefined> {
+    if (channelIds.length === 0) return undefined;
+    const row = await this.db
+      .selectFrom('contacts')
+      .innerJoin('messages', 'messages.contact_id', 'contacts.id')
+      .select(['contacts.channel_id', 'contacts.id as contact_id'])
+      .where('contacts.account_id', '=', accountId)
+      .where('contacts.channel_id', 'in', channelIds)
+      .where('contacts.phone_number', '=', phoneNumber)
+      .where('messages.direction', '=', 'sent')
+      .where('messages.status', '=', 'sent')
+      .orderBy('messages.id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row ? { channel_id: Number(row.channel_id), contact_id: Number(row.contact_id) } : undefined;
+  }
+
+  /** The channel among these that already stored the platform's message (a repeated callback). */
+  async receivedOn(accountId: number, channelIds: readonly number[], externalId: string): Promise<number | undefined> {
+    if (channelIds.length === 0) return undefined;
+    const row = await this.db
+      .selectFrom('messages')
+      .select('channel_id')
+      .where('account_id', '=', accountId)
+      .where('channel_id', 'in', channelIds)
+      .where('direction', '=', 'received')
+      .where('external_id', '=', externalId)
+      .limit(1)
+      .executeTakeFirst();
+    return row ? Number(row.channel_id) : undefined;
+  }
+
   /** The message a send job names, with its contact (one read): undefined when it or its contact is gone. */
   async forSend(accountId: number, id: number): Promise<SendingMessage | undefined> {
     return this.db
