@@ -191,6 +191,33 @@ for (const { dialect, skip } of await dialects()) {
       assert.equal(empty.status, 422);
     });
 
+    test('mobile send_rate (beyond the specification): 1 and 1000 accepted, 0, 1001 and 2.5 refused on create and update; shown on the channel', async () => {
+      const provider = BODIES.mobile!.provider as Record<string, unknown>;
+      for (const rate of [0, 1001, 2.5, '5']) {
+        const res = await s.api.post('/v1/channels', { ...BODIES.mobile, provider: { ...provider, send_rate: rate } });
+        assert.equal(res.status, 422, `${rate}: ${res.text}`);
+        assert.equal(res.body.errors.length, 1);
+        assert.equal(res.body.errors[0].field, 'provider.send_rate');
+        assert.deepEqual(res.body.errors[0].rejected_value, rate);
+        assert.match(res.body.errors[0].message, /^Property 'provider\.send_rate' /);
+      }
+      const one = await s.api.post('/v1/channels', { ...BODIES.mobile, provider: { ...provider, send_rate: 1 } });
+      assert.equal(one.status, 201, one.text);
+      assert.equal(one.body.provider.send_rate, 1);
+      assert.equal((await s.api.get(`/v1/channels/${one.body.id}`)).body.provider.send_rate, 1);
+      const max = await s.api.patch(`/v1/channels/${one.body.id}`, { provider: { send_rate: 1000 } });
+      assert.equal(max.status, 200, max.text);
+      assert.equal(max.body.provider.send_rate, 1000);
+      for (const rate of [0, 1001]) {
+        const res = await s.api.patch(`/v1/channels/${one.body.id}`, { provider: { send_rate: rate } });
+        assert.equal(res.status, 422, `${rate}: ${res.text}`);
+        assert.equal(res.body.errors[0].field, 'provider.send_rate');
+      }
+      assert.equal((await s.api.get(`/v1/channels/${one.body.id}`)).body.provider.send_rate, 1000, 'a refused update changes nothing');
+      const plain = await s.api.post('/v1/channels', BODIES.mobile);
+      assert.equal('send_rate' in plain.body.provider, false, "absent: the type's rate");
+    });
+
     test('type is immutable and required properties cannot be deleted', async () => {
       const { body } = await s.api.post('/v1/channels', BODIES.service_chat);
       const changeType = await s.api.patch(`/v1/channels/${body.id}`, { type: 'email' });

@@ -49,14 +49,14 @@ for (const { dialect, skip } of await dialects()) {
     });
 
     /** A production mobile channel with its own webhook receiver. */
-    async function connect(): Promise<{ id: string; hook: WebhookReceiver }> {
+    async function connect(provider: Record<string, unknown> = {}): Promise<{ id: string; hook: WebhookReceiver }> {
       const hook = await startWebhookReceiver();
       hooks.push(hook);
       const res = await s.api.post('/v1/channels', {
         type: 'mobile',
         name: 'SMS',
         webhook: { url: hook.url },
-        provider: { type: 'smsprovider', sender_id: 'Parley', access_token: ACCESS_KEY, signing_key: SIGNING_KEY },
+        provider: { type: 'smsprovider', sender_id: 'Parley', access_token: ACCESS_KEY, signing_key: SIGNING_KEY, ...provider },
       });
       assert.equal(res.status, 201, res.text);
       hook.secret = res.body.webhook.secret;
@@ -104,6 +104,8 @@ for (const { dialect, skip } of await dialects()) {
 
     test('a queued message is sent once with our id as its reference, then `sent` with the provider id; a delivery report makes it `delivered` once', async () => {
       const { id: channel, hook } = await connect();
+      // The provider takes its time with this send, so the message is still pending when read.
+      await fault({ kind: 'timeout', delay_ms: 2000 });
       const sent = await sendOne(channel);
       assert.equal((await getMessage(sent.id)).status, 'pending');
       await providerHas(sent.id);
@@ -293,6 +295,111 @@ for (const { dialect, skip } of await dialects()) {
       assert.equal(await sentOf(), 30, 'no more than the rate while the clock stands still');
       clock.advance(1_000);
       await eventually(async () => ((await sentOf()) === 40 ? true : undefined), 10_000, 'the rest after a second');
+    });
+    test("a channel with its own send_rate drains at that rate instead of the type's", async () => {
+      const slow = await connect({ send_rate: 5 });
+      const ids = await Promise.all(Array.from({ length: 8 }, () => sendOne(slow.id).then((m) => m.id)));
+      const sentOf = async () => {
+        const refs = new Set(((await sandbox('/messages')).body.messages as any[]).map((m) => m.reference ?? m.params?.reference));
+        return ids.filter((id) => refs.has(id)).length;
+      };
+      await eventually(async () => ((await sentOf()) === 5 ? true : undefined), 10_000, '5 sent');
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      assert.equal(await sentOf(), 5, 'no more than its own rate while the clock stands still');
+      clock.advance(1_000);
+      await eventually(async () => ((await sentOf()) === 8 ? true : undefined), 10_000, 'the rest after a second');
+    });
+  });
+
+  describe(`Send jobs that end without running: their messages fail (${dialect})`, { skip }, () => {
+    let s: TestServer;
+    let sms: ReturnType<typeof createSmsproviderStandIn>;
+    let smsBase: string;
+    let hook: WebhookReceiver;
+    let channel: string;
+    const clock = new ManualClock(Date.now());
+    let numbers = 0;
+
+    before(async () => {
+      sms = createSmsproviderStandIn({ accessKey: ACCESS_KEY, signingKey: SIGNING_KEY, now: () => clock.now() });
+      smsBase = await sms.listen(0);
+      // No worker runs until a test starts them: the jobs wait as if every worker were down.
+      s = await startTestServer(dialect, {
+        clock,
+        env: { SMSPROVIDER_API_URL: smsBase, PLATFORM_TIMEOUT_MS: '1500', WORKER_POLL_MS: '25', WEBHOOK_RETRY_SCHEDULE: '1,1,1' },
+      });
+      hook = await startWebhookReceiver();
+      const res = await s.api.post('/v1/channels', {
+        type: 'mobile',
+        name: 'SMS',
+        webhook: { url: hook.url },
+        provider: { type: 'smsprovider', sender_id: 'Parley', access_token: ACCESS_KEY, signing_key: SIGNING_KEY },
+      });
+      assert.equal(res.status, 201, res.text);
+      hook.secret = res.body.webhook.secret;
+      channel = res.body.id;
+    });
+    after(async () => {
+      await s?.close();
+      await Promise.allSettled([sms?.close(), hook?.close()]);
+    });
+
+    async function sendOne(): Promise<string> {
+      const res = await send(s.api, channel, { phone_number: `+4206018${String(++numbers).padStart(5, '0')}` }, TEXT);
+      assert.equal(res.status, 201, res.text);
+      return res.body.id;
+    }
+
+    const job = (messageId: string) => s.runtime.store.db.selectFrom('jobs').selectAll().where('message_id', '=', Number(messageId)).executeTakeFirstOrThrow();
+
+    test("a job past its expiry that no worker ran: the first sweep fails its message with code 4 and message_failed, once; a job whose last attempt's process died fails with code 1, never sent", async () => {
+      const lost = await sendOne();
+      // `lost`: its last attempt claimed under a lease that ran out, by a process that never finished it.
+      // (Its expiry moved past the test's 24 hours, so that it ends for its attempts, not its age.)
+      await s.runtime.store.db
+        .updateTable('jobs')
+        .set({ attempts: 19, expires_at: clock.now() + 48 * 60 * 60_000 })
+        .where('message_id', '=', Number(lost))
+        .execute();
+      const now = Date.now();
+      const claimed = await s.runtime.store.jobQueue.claim({
+        kinds: ['send'],
+        now: clock.now(),
+        leaseNow: now,
+        leaseUntil: now - 1,
+        leaseId: 1,
+        instanceId: s.runtime.store.instanceId,
+        limit: 1,
+      });
+      assert.deepEqual(
+        claimed.map((j) => [String(j.messageId), j.attempts, j.maxAttempts]),
+        [[lost, 20, 20]],
+      );
+      const stale = await sendOne();
+      // 24 hours later the workers start; their first sweep ends both jobs.
+      clock.advance(24 * 60 * 60_000);
+      s.runtime.startWorkers();
+      const expired = await hook.waitFor('message_failed', (e) => e.data.message.id === stale);
+      assert.deepEqual(expired.data.error, { code: 4, message: 'Message failed to be delivered within 24 hours.' });
+      const exhausted = await hook.waitFor('message_failed', (e) => e.data.message.id === lost);
+      assert.deepEqual(exhausted.data.error, { code: 1, message: 'Error while processing the request.' });
+      for (const [id, code, status] of [
+        [stale, 4, 'expired'],
+        [lost, 1, 'failed'],
+      ] as const) {
+        const got = await s.api.get(`/v1/messages/${id}`);
+        assert.equal(got.body.status, 'failed', id);
+        assert.equal(got.body.error.code, code);
+        assert.equal((await job(id)).status, status);
+      }
+      const sent = ((await http('GET', `${smsBase}/_sandbox/messages`)).body.messages as any[]).filter((m) =>
+        [stale, lost].includes(m.reference ?? m.params?.reference),
+      );
+      assert.equal(sent.length, 0, 'neither was sent');
+      // Told once: a later sweep finds nothing more.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const failures = hook.events.filter((e) => e.event === 'message_failed');
+      assert.equal(failures.length, 2);
     });
   });
 
