@@ -160,7 +160,15 @@ for (const { dialect, skip } of await dialects()) {
         // The messages whose answers the kill cut off were recorded with the provider's id, found by reference.
         const idsAtProvider = new Map(atProvider.map((m) => [String(m.reference), m.id]));
         for (const row of rows) assert.equal(row.external_id, idsAtProvider.get(String(row.id)));
-        const jobs = await probe.db.selectFrom('jobs').select(['status', 'attempts']).where('channel_id', '=', Number(channelId)).execute();
+        // A job's outcome is written in the runner's next batch, just after its message is marked sent.
+        const jobs = await eventually(
+          async () => {
+            const r = await probe.db.selectFrom('jobs').select(['status', 'attempts']).where('channel_id', '=', Number(channelId)).execute();
+            return r.every((j) => j.status !== 'running' && j.status !== 'pending') ? r : undefined;
+          },
+          10_000,
+          'every send job ended',
+        );
         assert.deepEqual([...new Set(jobs.map((j) => j.status))], ['done']);
         const retried = jobs.filter((j) => Number(j.attempts) > 1).length;
         assert.ok(retried >= heldAtKill, `the sends cut off ran again (${retried} retried, ${heldAtKill} held at the kill)`);
