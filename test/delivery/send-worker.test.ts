@@ -40,7 +40,7 @@ for (const { dialect, skip } of await dialects()) {
       s = await startTestServer(dialect, {
         clock,
         workers: true,
-        env: { SMSPROVIDER_API_URL: smsBase, PLATFORM_TIMEOUT_MS: '1500', WORKER_POLL_MS: '25', WEBHOOK_RETRY_SCHEDULE: '1,1,1' },
+        env: { SMSPROVIDER_API_URL: smsBase, PLATFORM_TIMEOUT_MS: '15000', WORKER_POLL_MS: '25', WEBHOOK_RETRY_SCHEDULE: '1,1,1' },
       });
     });
     after(async () => {
@@ -329,7 +329,7 @@ for (const { dialect, skip } of await dialects()) {
       // No worker runs until a test starts them: the jobs wait as if every worker were down.
       s = await startTestServer(dialect, {
         clock,
-        env: { SMSPROVIDER_API_URL: smsBase, PLATFORM_TIMEOUT_MS: '1500', WORKER_POLL_MS: '25', WEBHOOK_RETRY_SCHEDULE: '1,1,1' },
+        env: { SMSPROVIDER_API_URL: smsBase, PLATFORM_TIMEOUT_MS: '15000', WORKER_POLL_MS: '25', WEBHOOK_RETRY_SCHEDULE: '1,1,1' },
       });
       hook = await startWebhookReceiver();
       const res = await s.api.post('/v1/channels', {

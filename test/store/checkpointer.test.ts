@@ -26,12 +26,14 @@ describe('SQLite checkpointer', () => {
         for (let i = 0; i < n; i++) insert.run(randomBytes(8).toString('hex'), randomBytes(1000));
       });
       let written = 0;
-      // Enough to fill the WAL's limit many times over, however slow the machine is today.
+      // Two seconds of writes as a busy service makes them, and at least enough to fill the WAL's
+      // limit many times over however slow the machine is today.
       const target = 12 * maxFrames * FRAME_BYTES;
+      const minEnd = Date.now() + 2000;
       const end = Date.now() + 60_000;
       // A transaction every millisecond or so, as a busy service commits: never a pause long
       // enough for a passive checkpoint (it fsyncs) to catch up with the end of the WAL.
-      while (written < target && Date.now() < end) {
+      while ((written < target || Date.now() < minEnd) && Date.now() < end) {
         batch(20);
         written += 20 * 1000;
         await new Promise((r) => setTimeout(r, 1));
