@@ -1,49 +1,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './helpers/runtime.js';
+import { Output, readmeBlock } from './helpers/readme.js';
 
 // The README's quick start, run as written: the shell blocks marked <!-- quickstart:... --> are
 // taken from README.md and run with bash against a server started the way `npm start` starts it
 // (from the sources instead of the build). Only what a newcomer fills in or cannot have here is
 // replaced: the token printed at first start, and the ports (8080 and 4000 may be taken).
 
-const README = readFileSync('README.md', 'utf8');
-
-function block(name: string): string {
-  const at = README.indexOf(`<!-- quickstart:${name} -->`);
-  assert.ok(at >= 0, `README.md has no <!-- quickstart:${name} --> marker`);
-  const m = /```sh\n([\s\S]*?)```/.exec(README.slice(at));
-  assert.ok(m, `no sh block after the ${name} marker`);
-  return m[1]!;
-}
-
 function replaceAll(text: string, from: RegExp, to: string, what: string): string {
   assert.match(text, from, `the quick start names ${what}`);
   return text.replace(new RegExp(from.source, 'g'), to);
-}
-
-/** Collects a process's output and waits (bounded) for something in it. */
-class Output {
-  text = '';
-  constructor(child: ChildProcess) {
-    child.stdout?.on('data', (d) => (this.text += String(d)));
-    child.stderr?.on('data', (d) => (this.text += String(d)));
-  }
-  async waitFor(pattern: RegExp, what: string, child: ChildProcess): Promise<RegExpExecArray> {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const m = pattern.exec(this.text);
-      if (m) return m;
-      if (child.exitCode !== null) assert.fail(`${what}: the process exited (${child.exitCode}):\n${this.text}`);
-      if (Date.now() > deadline) assert.fail(`${what} did not appear:\n${this.text}`);
-      await sleep(50);
-    }
-  }
 }
 
 test('the quick start of README.md works as written: 201 for the first message, a signed message_echo at the receiver', async (t) => {
@@ -53,7 +24,7 @@ test('the quick start of README.md works as written: 201 for the first message, 
   const baseEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir };
 
   // Terminal 1: `npm ci` (the dependencies are installed here already) and `... npm start`.
-  const [install, start, ...rest] = block('server')
+  const [install, start, ...rest] = readmeBlock('server')
     .split('\n')
     .map((l) => l.replace(/\s+#.*$/, '').trim())
     .filter(Boolean);
@@ -87,9 +58,9 @@ test('the quick start of README.md works as written: 201 for the first message, 
   const receiverPort = await freePort();
   const movePort = (text: string) => replaceAll(text, /\b4000\b/, String(receiverPort), 'the receiver port');
   const receiverBlock = movePort(
-    replaceAll(replaceAll(block('receiver'), /prl_\.\.\./, token, 'the token'), /localhost:8080/, `localhost:${port}`, 'the API address'),
+    replaceAll(replaceAll(readmeBlock('receiver'), /prl_\.\.\./, token, 'the token'), /localhost:8080/, `localhost:${port}`, 'the API address'),
   );
-  const messageBlock = movePort(block('first-message'));
+  const messageBlock = movePort(readmeBlock('first-message'));
   const shell = spawn('bash', ['--noprofile', '--norc'], { cwd: process.cwd(), env: baseEnv, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   const shellOut = new Output(shell);
   t.after(() => {

@@ -1,11 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './helpers/runtime.js';
+import { Output, readmeBlock } from './helpers/readme.js';
 import { freePortBase, startSandbox } from './sandbox/helpers/sandbox-process.js';
 
 // The README's "Send an SMS through the stand-in", run as written: `npm run sandbox` (moved to free
@@ -13,42 +14,14 @@ import { freePortBase, startSandbox } from './sandbox/helpers/sandbox-process.js
 // starts it (from the sources), and the send block with bash. Only the ports and the token are
 // replaced.
 
-const README = readFileSync('README.md', 'utf8');
-
-function block(name: string): string {
-  const at = README.indexOf(`<!-- quickstart:${name} -->`);
-  assert.ok(at >= 0, `README.md has no <!-- quickstart:${name} --> marker`);
-  const m = /```sh\n([\s\S]*?)```/.exec(README.slice(at));
-  assert.ok(m, `no sh block after the ${name} marker`);
-  return m[1]!;
-}
-
 /** The one command of a block, without its comment. */
 function command(name: string): string {
-  const lines = block(name)
+  const lines = readmeBlock(name)
     .split('\n')
     .map((l) => l.replace(/\s+#.*$/, '').trim())
     .filter(Boolean);
   assert.equal(lines.length, 1, `the ${name} block is one command`);
   return lines[0]!;
-}
-
-class Output {
-  text = '';
-  constructor(child: ChildProcess) {
-    child.stdout?.on('data', (d) => (this.text += String(d)));
-    child.stderr?.on('data', (d) => (this.text += String(d)));
-  }
-  async waitFor(pattern: RegExp, what: string, child: ChildProcess): Promise<RegExpExecArray> {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const m = pattern.exec(this.text);
-      if (m) return m;
-      if (child.exitCode !== null) assert.fail(`${what}: the process exited (${child.exitCode}):\n${this.text}`);
-      if (Date.now() > deadline) assert.fail(`${what} did not appear:\n${this.text}`);
-      await sleep(50);
-    }
-  }
 }
 
 test("README's SMS through the stand-in works as written: a production mobile channel with the stand-in's key, the SMS at the stand-in with our id, the message sent", async (t) => {
@@ -81,7 +54,7 @@ test("README's SMS through the stand-in works as written: a production mobile ch
   await serverOut.waitFor(/Server listening/, 'the server listening', server);
 
   // Terminal 3, with TOKEN and API set as in the quick start.
-  const send = block('sms-send');
+  const send = readmeBlock('sms-send');
   assert.match(send, /http:\/\/127\.0\.0\.1:9103/, 'the send block names the stand-in at its default port');
   const shell = spawnSync('bash', ['--noprofile', '--norc', '-c', send.replace(/http:\/\/127\.0\.0\.1:9103/g, smsUrl)], {
     env: { ...baseEnv, TOKEN: token, API: `http://localhost:${port}/v1` },
