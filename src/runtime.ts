@@ -165,7 +165,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     settings: new SettingsService({ store, clock, box, connectors, onChanged: (id) => channels.onChange.forEach((listener) => listener(id)) }),
   };
 
-  // Webhooks: the attempt log and redelivery in the API; the delivery worker in startWorkers().
+  // Webhooks: the attempt log and redelivery in the API; the webhook worker in startWorkers().
   const webhooks = new WebhookDeliveryService({ store, clock, wake: () => services.outbox.wake() });
   // Without a worker of its own, a process tells the others' workers about new events.
   if (config.role === 'api') services.outbox.onWake(() => store.deliveryQueue.announce());

@@ -256,7 +256,7 @@ export class InboundService {
     if (wake) outbox.wake();
   }
 
-  /** Writes one unit (rows with their event) and wakes the delivery workers. False when the unit was a duplicate or its contact is gone. */
+  /** Writes one unit (rows with their event) and wakes the webhook workers. False when the unit was a duplicate or its contact is gone. */
   private async write(unit: WriteUnit): Promise<boolean> {
     try {
       await this.deps.store.batchWrite(unit);
@@ -358,7 +358,7 @@ export class InboundService {
   /**
    * A delivery or read receipt for a contact the service knows (others are ignored): `work` marks
    * the messages at `at` (the platform's time, else now) and answers the events that report it,
-   * appended in the same transaction; the delivery workers are woken when one has a webhook.
+   * appended in the same transaction; the webhook workers are woken when one has a webhook.
    */
   private async receipt(
     channel: Channel,

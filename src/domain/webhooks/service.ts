@@ -8,7 +8,7 @@ import type { DeliveryView } from './schemas.js';
 export interface WebhookDeliveryServiceDeps {
   store: Store;
   clock: Clock;
-  /** Tells the local delivery worker that something is due now. */
+  /** Tells the local webhook worker that something is due now. */
   wake: () => void;
 }
 

@@ -5,7 +5,7 @@ import type { TargetLoader, WebhookTarget } from '../../delivery/worker.js';
 const MAX_CACHED_SECRETS = 10_000;
 
 /**
- * What the delivery worker sends to: each channel's current webhook, read at send time so that
+ * What the webhook worker sends to: each channel's current webhook, read at send time so that
  * a changed URL takes the pending deliveries with it. Decrypted secrets are remembered by their
  * encrypted form (one decryption per secret, not per call).
  */
