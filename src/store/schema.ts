@@ -23,6 +23,8 @@ export interface AccessTokensTable {
   prefix: string | null;
   /** When the token was last accepted, to within about a minute (migration 008). */
   last_used_at: number | null;
+  /** What the account calls the token (migration 012; null for older tokens). */
+  name?: string | null;
 }
 
 export interface ChannelsTable {
@@ -195,6 +197,48 @@ export interface ChatSessionsTable {
   last_seen_at: number;
 }
 
+/** A person who signs in to the administration app (migration 012). */
+export interface AdminUsersTable {
+  id: number;
+  account_id: number;
+  /** As given. */
+  email: string;
+  /** Lower case, trimmed: unique, what sign-in looks up. */
+  email_key: string;
+  role: string;
+  /** `scrypt$N$r$p$salt$hash`; null until a setup link sets one. */
+  password_hash: string | null;
+  must_change_password: number;
+  created_at: number;
+}
+
+export interface AdminSessionsTable {
+  /** SHA-256 (hex) of the id in the session cookie. */
+  id_hash: string;
+  user_id: number;
+  csrf_token: string;
+  created_at: number;
+  last_seen_at: number;
+  /** The absolute end of the session. */
+  expires_at: number;
+}
+
+export interface AdminSetupTokensTable {
+  /** SHA-256 (hex) of the token in the setup link. */
+  token_hash: string;
+  user_id: number;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+/** One failed sign-in under a throttle key (`email:<e>`, `addr:<address>`). */
+export interface AdminSignInFailuresTable {
+  id: number;
+  key: string;
+  at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   access_tokens: AccessTokensTable;
@@ -208,4 +252,8 @@ export interface Database {
   rate_counters: RateCountersTable;
   files: FilesTable;
   chat_sessions: ChatSessionsTable;
+  admin_users: AdminUsersTable;
+  admin_sessions: AdminSessionsTable;
+  admin_setup_tokens: AdminSetupTokensTable;
+  admin_sign_in_failures: AdminSignInFailuresTable;
 }

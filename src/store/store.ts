@@ -9,6 +9,7 @@ import { ContactsRepo } from './repos/contacts.js';
 import { FilesRepo } from './repos/files.js';
 import { ChatRepo } from './repos/chat.js';
 import { ConversationRepo } from './repos/conversation.js';
+import { AdminSessionsRepo, AdminSetupTokensRepo, AdminUsersRepo, SignInFailuresRepo } from './repos/admin-users.js';
 import type { WriteUnit } from './write-unit.js';
 import type { DeliveryQueue } from './delivery-queue.js';
 import type { JobQueue } from './job-queue.js';
@@ -30,6 +31,10 @@ export class Repos {
   readonly files: FilesRepo;
   readonly chat: ChatRepo;
   readonly conversation: ConversationRepo;
+  readonly adminUsers: AdminUsersRepo;
+  readonly adminSessions: AdminSessionsRepo;
+  readonly setupTokens: AdminSetupTokensRepo;
+  readonly signInFailures: SignInFailuresRepo;
 
   constructor(readonly db: Kysely<Database>) {
     this.accounts = new AccountsRepo(db);
@@ -42,6 +47,10 @@ export class Repos {
     this.files = new FilesRepo(db);
     this.chat = new ChatRepo(db);
     this.conversation = new ConversationRepo(db);
+    this.adminUsers = new AdminUsersRepo(db);
+    this.adminSessions = new AdminSessionsRepo(db);
+    this.setupTokens = new AdminSetupTokensRepo(db);
+    this.signInFailures = new SignInFailuresRepo(db);
   }
 }
 

@@ -10,6 +10,7 @@ import { tokenUse } from './008_token_use.js';
 import { chatUploadExpiry } from './009_chat_upload_expiry.js';
 import { jobQueue } from './010_job_queue.js';
 import { messageParts } from './011_message_parts.js';
+import { adminUsers } from './012_admin_users.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -27,6 +28,7 @@ export const MIGRATIONS: Migration[] = [
   chatUploadExpiry,
   jobQueue,
   messageParts,
+  adminUsers,
 ];
 
 export const migrationProvider: MigrationProvider = {
