@@ -24,7 +24,7 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   { languageOptions: { globals: { ...globals.node } } },
-  { files: ['web/**/*.ts', 'web/**/*.js'], languageOptions: { globals: { ...globals.browser } } },
+  { files: ['web/**/*.ts', 'web/**/*.tsx', 'web/**/*.js'], languageOptions: { globals: { ...globals.browser } } },
   {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
@@ -102,13 +102,13 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/**/*.ts', 'sandbox/**/*.ts', 'web/**/*.ts', 'web/**/*.js'],
+    files: ['src/**/*.ts', 'sandbox/**/*.ts', 'web/**/*.ts', 'web/**/*.tsx', 'web/**/*.js'],
     ignores: ['src/store/**'],
     rules: { '@typescript-eslint/no-restricted-imports': layer(DATABASE, DATABASE_MESSAGE) },
   },
   {
     // The chat server, the stand-ins and the browser code know the store only as the Store interface.
-    files: ['src/chat/**/*.ts', 'sandbox/**/*.ts', 'web/**/*.ts', 'web/**/*.js'],
+    files: ['src/chat/**/*.ts', 'sandbox/**/*.ts', 'web/**/*.ts', 'web/**/*.tsx', 'web/**/*.js'],
     rules: {
       '@typescript-eslint/no-restricted-imports': layer(
         [...DATABASE, '**/store/**', '!**/store/store.js'],

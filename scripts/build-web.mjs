@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // Builds the browser code the server serves: the embeddable web chat (dist/web/widget.js, one
-// script tag) and its typed client library as an ES module (dist/web/chat-client.js).
-// The server builds the same bundles in memory when it runs from source (src/api/routes/widget.ts).
+// script tag), its typed client library as an ES module (dist/web/chat-client.js), and the
+// administration app (web/admin, built by Vite into dist/web/admin).
+// The server builds the chat bundles in memory when it runs from source (src/api/routes/widget.ts).
 import { build } from 'esbuild';
+import { build as viteBuild } from 'vite';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,3 +18,6 @@ const common = { bundle: true, minify: true, sourcemap: true, platform: 'browser
 await build({ ...common, entryPoints: [join(root, 'web/widget/index.ts')], format: 'iife', outfile: join(out, 'widget.js') });
 await build({ ...common, entryPoints: [join(root, 'web/widget/client.ts')], format: 'esm', outfile: join(out, 'chat-client.js') });
 console.log(`web chat built into ${out}`);
+
+await viteBuild({ configFile: join(root, 'web/admin/vite.config.ts'), logLevel: 'warn' });
+console.log(`administration app built into ${join(out, 'admin')}`);

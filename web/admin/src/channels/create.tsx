@@ -1,0 +1,5 @@
+import { PageHeader } from '../layout';
+
+export function CreateChannelPage() {
+  return <PageHeader title="New channel" />;
+}

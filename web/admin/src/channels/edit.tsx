@@ -1,0 +1,5 @@
+import { PageHeader } from '../layout';
+
+export function EditChannelPage() {
+  return <PageHeader title="Edit channel" />;
+}

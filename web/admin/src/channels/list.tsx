@@ -1,0 +1,5 @@
+import { PageHeader } from '../layout';
+
+export function ChannelsPage() {
+  return <PageHeader title="Channels" />;
+}

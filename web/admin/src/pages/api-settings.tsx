@@ -1,0 +1,5 @@
+import { PageHeader } from '../layout';
+
+export function ApiSettingsPage() {
+  return <PageHeader title="API settings" />;
+}

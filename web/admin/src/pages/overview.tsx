@@ -1,0 +1,5 @@
+import { PageHeader } from '../layout';
+
+export function OverviewPage() {
+  return <PageHeader title="Overview" />;
+}

@@ -1,0 +1,5 @@
+import { PageHeader } from '../layout';
+
+export function UsersPage() {
+  return <PageHeader title="Users" />;
+}
