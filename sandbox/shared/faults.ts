@@ -1,7 +1,11 @@
 // Faults injected through the control API. Each platform request consumes the first matching fault;
 // the platform module turns the fault into its own error shape.
 
-export type FaultKind = 'rate_limit' | 'server_error' | 'timeout' | 'error';
+/**
+ * `slow_answer`: the request is carried out at once and its answer held back for `delay_ms`
+ * (a platform that took the message but answers late), for stand-ins that support it.
+ */
+export type FaultKind = 'rate_limit' | 'server_error' | 'timeout' | 'error' | 'slow_answer';
 
 export interface Fault {
   id: number;
@@ -32,7 +36,7 @@ export interface FaultInput {
   message?: unknown;
 }
 
-const KINDS: readonly FaultKind[] = ['rate_limit', 'server_error', 'timeout', 'error'];
+const KINDS: readonly FaultKind[] = ['rate_limit', 'server_error', 'timeout', 'error', 'slow_answer'];
 const MAX_DELAY_MS = 10 * 60 * 1000;
 const MAX_COUNT = 10_000;
 
@@ -47,7 +51,7 @@ export class FaultQueue {
     }
     const count = input.count === undefined ? 1 : Number(input.count);
     if (!Number.isInteger(count) || count < 1 || count > MAX_COUNT) return `count must be an integer 1..${MAX_COUNT}`;
-    const delay = input.delay_ms === undefined ? (kind === 'timeout' ? 30_000 : 0) : Number(input.delay_ms);
+    const delay = input.delay_ms === undefined ? (kind === 'timeout' || kind === 'slow_answer' ? 30_000 : 0) : Number(input.delay_ms);
     if (!Number.isFinite(delay) || delay < 0 || delay > MAX_DELAY_MS) return `delay_ms must be 0..${MAX_DELAY_MS}`;
     const fault: Fault = {
       id: this.nextId++,

@@ -17,14 +17,17 @@ export function originOf(ctx: SpContext, req: FastifyRequest): string {
   return originFor(req, ctx.options.publicBaseUrl ?? ctx.state.baseUrl);
 }
 
-export async function applyFault(ctx: SpContext, endpoint: string): Promise<void> {
+/** Applies the endpoint's next fault; answers how long to hold the answer back after the work is done (`slow_answer`). */
+export async function applyFault(ctx: SpContext, endpoint: string): Promise<number> {
   const fault = ctx.state.faults.take(endpoint);
-  if (!fault) return;
+  if (!fault) return 0;
   switch (fault.kind) {
+    case 'slow_answer':
+      return fault.delayMs;
     case 'timeout':
       await ctx.sleeper.sleep(fault.delayMs);
       if (fault.status !== undefined) throw new SpError(fault.status, 99, 'internal error');
-      return;
+      return 0;
     case 'rate_limit':
       // No published rate limit: the answer is a 429, with Retry-After when the fault gives `retry_after` (s).
       throw new SpError(

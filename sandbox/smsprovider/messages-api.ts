@@ -149,7 +149,7 @@ function find(ctx: SpContext, id: string): SpMessage {
 export function registerMessagesApi(app: FastifyInstance, ctx: SpContext): void {
   app.post('/messages', async (req, reply) => {
     const mode = authenticate(ctx, req);
-    await applyFault(ctx, 'messages');
+    const holdAnswerMs = await applyFault(ctx, 'messages');
     const params = mergedParams({}, req.body);
     if (isParsedForm(req.body)) {
       // Form posts may repeat `recipients` or use `recipients[]`.
@@ -157,6 +157,7 @@ export function registerMessagesApi(app: FastifyInstance, ctx: SpContext): void 
       if (all.length > 0) params.recipients = all.join(',');
     }
     const message = await createMessage(ctx, mode, params);
+    if (holdAnswerMs > 0) await ctx.sleeper.sleep(holdAnswerMs);
     return reply.code(201).send(messageView(message, originOf(ctx, req)));
   });
 

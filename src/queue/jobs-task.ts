@@ -1,12 +1,13 @@
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
-import type { ClaimedJob, EndedJob, JobEndReason, JobOutcome, JobQueue, NewJob } from '../store/job-queue.js';
+import type { ClaimedJob, EndedJob, JobEndReason, JobOutcome, JobQueue, NewJob, SentMark } from '../store/job-queue.js';
 import { RateAdmission } from './rate-admission.js';
 import type { Lease, TaskContext, TaskKind, TaskSource } from './task.js';
 
 /** What a job's handler made of one attempt. */
 export type JobResult =
-  | { ok: true }
+  /** `sent`: the job's message was taken by its platform; marked with the job's outcome, in its transaction. */
+  | { ok: true; sent?: SentMark }
   /** `retryable`: another attempt may succeed (at `retryAfterMs`, or on the kind's schedule). */
   | {
       ok: false;
@@ -248,7 +249,15 @@ export class JobsTask implements TaskKind<ClaimedJob, ClaimedJob, JobOutcome>, T
     const now = this.o.clock.now();
     if (!result.ok && result.pauseChannelMs !== undefined && result.pauseChannelMs > 0) this.admission.pause(job.channelId, result.pauseChannelMs);
     if (result.ok) {
-      context.record({ id: job.id, leaseId: job.leaseId, status: 'done', runAt: now, lastError: null, updatedAt: now });
+      context.record({
+        id: job.id,
+        leaseId: job.leaseId,
+        status: 'done',
+        runAt: now,
+        lastError: null,
+        updatedAt: now,
+        ...(result.sent ? { sent: result.sent } : {}),
+      });
       return;
     }
     const runAt = now + (result.retryAfterMs ?? kind?.retryDelayMs?.(job.attempts) ?? defaultRetryDelayMs(job.attempts));

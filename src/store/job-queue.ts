@@ -89,6 +89,17 @@ export interface EndedJob {
   lastError: string | null;
 }
 
+/**
+ * A queued message its job got the platform to take: `sent` with the platform's id, written in
+ * the transaction of the job's outcome (a group commit for many jobs, not a commit per message).
+ * Written even when the job's lease passed to another claim: the platform has the message either way.
+ */
+export interface SentMark {
+  accountId: number;
+  messageId: number;
+  externalId: string | null;
+}
+
 /** What became of a claimed job: `pending` again (a retry at `runAt`), or ended. */
 export interface JobOutcome {
   id: number;
@@ -98,6 +109,8 @@ export interface JobOutcome {
   runAt: number;
   lastError: string | null;
   updatedAt: number;
+  /** The job's message was taken by its platform (only with `done`). */
+  sent?: SentMark;
 }
 
 export interface JobQueue {
@@ -112,7 +125,10 @@ export interface JobQueue {
    * its attempts used up. On PostgreSQL two workers claiming at once never take the same job.
    */
   claim(request: JobClaimRequest): Promise<ClaimedJob[]>;
-  /** Writes the outcomes in one transaction; a job whose lease passed to another claim keeps its new state. */
+  /**
+   * Writes the outcomes in one transaction, with the `sent` marks of their messages (each only
+   * while its message is `queued`); a job whose lease passed to another claim keeps its new state.
+   */
   complete(outcomes: readonly JobOutcome[]): Promise<void>;
   /** Gives jobs back unrun: pending, due as they were, their attempt not counted. */
   release(ids: readonly number[], leaseId: number): Promise<void>;

@@ -91,7 +91,7 @@ describe('mobile: callbacks as events', () => {
     const event = parsed.events[0]!;
     assert.equal(event.kind, 'status');
     if (event.kind !== 'status') return;
-    assert.deepEqual(event.report, { messageExternalId: 'b6aae1b5dfb2427a8f7ea6a717ba31a9', status: 'delivered', final: true });
+    assert.deepEqual(event.report, { messageExternalId: 'b6aae1b5dfb2427a8f7ea6a717ba31a9', messageReference: '26', status: 'delivered', final: true });
     assert.deepEqual(event.user, { phoneNumber: '18885551515' });
     // The `+` arrived decoded as a space: the time is still read.
     assert.equal(event.at, Date.parse('2023-07-28T17:57:12Z'));

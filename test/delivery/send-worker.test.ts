@@ -142,6 +142,38 @@ for (const { dialect, skip } of await dialects()) {
       assert.equal((await atProvider(sent.id)).length, 1);
     });
 
+    test('a report that comes before the send was recorded finds the message by its reference: delivered once, failed once, never sent twice', async () => {
+      const { id: channel, hook } = await connect();
+      // The provider takes each message at once and answers 3 s later: its reports come first.
+      await fault({ kind: 'slow_answer', delay_ms: 3000, count: 2 });
+      const early = await sendOne(channel);
+      const failing = await sendOne(channel);
+      await providerHas(early.id);
+      await providerHas(failing.id);
+      const [a] = await atProvider(early.id);
+      const [b] = await atProvider(failing.id);
+      assert.equal((await getMessage(early.id)).status, 'pending', 'the provider has not answered yet');
+      assert.equal((await sandbox(`/messages/${a.id}/status`, { status: 'delivered' })).body.reports[0].webhook.status, 200);
+      assert.equal((await sandbox(`/messages/${b.id}/status`, { status: 'delivery_failed' })).body.reports[0].webhook.status, 200);
+      const delivered = await hook.waitFor('messages_delivered');
+      assert.deepEqual(delivered.data.messages, [{ id: early.id }]);
+      const failed = await hook.waitFor('message_failed');
+      assert.deepEqual(failed.data.message, { id: failing.id });
+      assert.equal(failed.data.error.code, 1);
+      // The answers come; the jobs end done and change neither message.
+      await jobReaches(early.id, (j) => j.status === 'done', 'first job done');
+      await jobReaches(failing.id, (j) => j.status === 'done', 'second job done');
+      const got = await getMessage(early.id);
+      assert.equal(got.status, 'delivered');
+      const row = await s.runtime.store.messages.get(s.accountId, Number(early.id));
+      assert.equal(row?.external_id, a.id);
+      assert.equal((await getMessage(failing.id)).status, 'failed');
+      assert.equal((await atProvider(early.id)).length, 1);
+      assert.equal((await atProvider(failing.id)).length, 1);
+      const events = await s.runtime.store.db.selectFrom('events').select('type').where('channel_id', '=', Number(channel)).execute();
+      assert.deepEqual(events.map((e) => e.type).sort(), ['message_echo', 'message_echo', 'message_failed', 'messages_delivered']);
+    });
+
     test('delivery_failed and expired reports become message_failed with codes 1 and 4, once each', async () => {
       const { id: channel, hook } = await connect();
       const failing = await sendOne(channel);

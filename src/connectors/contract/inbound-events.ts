@@ -79,6 +79,11 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export interface StatusReport {
   /** The platform's id of the message: one of the send receipt's `externalIds`. */
   messageExternalId: string;
+  /**
+   * The service's own id of the message, where the platform echoes what it was sent with (an SMS
+   * `reference`): a report that comes before the send's result was recorded still finds its message.
+   */
+  messageReference?: string;
   status: DeliveryStatus;
   /** True for `delivered`, `expired` and permanent failures; false for `sent` (buffered, accepted) and temporary failures. */
   final: boolean;

@@ -64,6 +64,7 @@ function parseStatus(query: Record<string, string | undefined>): InboundParse {
   const at = providerTime(first(query, 'statusDatetime'));
   const code = first(query, 'statusErrorCode');
   const reason = first(query, 'statusReason');
+  const reference = first(query, 'reference');
   // The same report delivered again carries the same message, status and time.
   const key = `${id}:${raw}:${first(query, 'statusDatetime') ?? ''}`;
   const events: InboundEvent[] = [
@@ -74,6 +75,7 @@ function parseStatus(query: Record<string, string | undefined>): InboundParse {
       eventKey: key,
       report: {
         messageExternalId: id,
+        ...(reference === undefined ? {} : { messageReference: reference }),
         status: known.status,
         final: known.final,
         ...(code === undefined ? {} : { platformCode: code }),

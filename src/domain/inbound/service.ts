@@ -1,6 +1,7 @@
 import type { Repos, Store } from '../../store/store.js';
 import type { ContactRow } from '../../store/repos/contacts.js';
 import type { WriteUnit } from '../../store/write-unit.js';
+import type { MessagesTable } from '../../store/schema.js';
 import { MissingReference, UniqueViolation } from '../../store/errors.js';
 import type { StoredFiles } from '../../files/stored-files.js';
 import type { IdGenerator } from '../../lib/ids.js';
@@ -217,8 +218,16 @@ export class InboundService {
     );
   }
 
+  /** The channel's sent message a report names by our own id (its reference), when the platform echoes one. */
+  private async byReference(channel: Channel, reference: string | undefined): Promise<MessagesTable | undefined> {
+    const id = parseId(reference);
+    if (id === null) return undefined;
+    return this.deps.store.conversation.findSentById(channel.accountId, Number(channel.id), id);
+  }
+
   /**
-   * A platform's report on a message the service sent, found by the platform's id of it:
+   * A platform's report on a message the service sent, found by the platform's id of it (or by
+   * our reference, for a report that comes before the send's result was recorded):
    * `delivered` sets its `delivered` time and reports `messages_delivered` (delivered_timestamp:
    * when the service got the report, as the specification says for mobile); `failed` and
    * `expired` make it `failed` and report `message_failed` (code 4 for expired, else the type's
@@ -231,7 +240,9 @@ export class InboundService {
     const report = event.report;
     if (report.status === 'sent') return;
     const channelId = Number(channel.id);
-    const message = await store.conversation.findByExternalId(channel.accountId, channelId, 'sent', report.messageExternalId);
+    const message =
+      (await store.conversation.findByExternalId(channel.accountId, channelId, 'sent', report.messageExternalId)) ??
+      (await this.byReference(channel, report.messageReference));
     const contact = message ? await store.contacts.get(channel.accountId, channelId, message.contact_id) : undefined;
     if (!message || !contact) {
       this.deps.logger?.info(
@@ -245,11 +256,14 @@ export class InboundService {
     await store.transaction(async (tx) => {
       let input: EventInput | null = null;
       if (report.status === 'delivered') {
-        if (await tx.messages.markReportedDelivered(channel.accountId, message.id, now)) input = deliveredEvent(channel, contact, [message.id], now);
+        if (await tx.messages.markReportedDelivered(channel.accountId, message.id, now, report.messageExternalId))
+          input = deliveredEvent(channel, contact, [message.id], now);
       } else {
         const code = report.status === 'expired' ? 4 : messageFailedCode(channel.type, report.platformCode ?? '');
-        if (await tx.messages.markFailed(channel.accountId, message.id, storedFailure(code, report.reason), 'sent'))
-          input = messageFailedEvent(channel, contact, message.id, code);
+        const failure = storedFailure(code, report.reason);
+        // Reported before the send's result was recorded: failed from `queued`, and the job's `sent` mark then changes nothing.
+        const from = message.status === 'queued' ? 'queued' : 'sent';
+        if (await tx.messages.markFailed(channel.accountId, message.id, failure, from)) input = messageFailedEvent(channel, contact, message.id, code);
       }
       if (input) wake = (await outbox.append(tx, input)).deliveryId !== null;
     });

@@ -13,6 +13,7 @@ import type { Channel } from '../channels/view.js';
 import { messageFailedEvent, storedFailure } from '../messages/failed-event.js';
 import { SEND_JOB_KIND, encodeSendJob, sendRateOf, type SendJobInput } from './send-job-row.js';
 import { sendRetryDelayMs } from './send-policy.js';
+import { SendingMessageReader } from './message-reader.js';
 
 export interface SendJobDeps {
   store: Store;
@@ -56,7 +57,9 @@ function recipientOf(message: SendingMessage): Recipient {
  * - A job running again (attempts > 1: a retry, or a worker that died with the outcome unknown)
  *   first asks the platform (`sentLookup`, when the type has it) whether it already has the
  *   message under our reference; if so the message is `sent` without a second send.
- * - Taken: the message is `sent` with the platform's id (status reports name it).
+ * - Taken: the message is `sent` with the platform's id (status reports name it), written with
+ *   the job's outcome in the runner's group commit; the messages of the jobs a claim starts are
+ *   read in one query.
  * - A retryable failure is tried again (send-policy.ts); a Retry-After also pauses the channel.
  * - A permanent failure, the last attempt, or a retry that would come after the expiry: the
  *   message is `failed` and `message_failed` is written in the same transaction.
@@ -110,10 +113,12 @@ export function sendJobKind(deps: SendJobDeps): JobKind<SendJobInput> {
     return { ok: false, retryable: false, error };
   }
 
-  async function sent(job: ClaimedJob, message: SendingMessage, externalIds: readonly string[]): Promise<JobResult> {
-    await deps.store.messages.markSent(job.accountId, message.id, externalIds[0] ?? null);
-    return { ok: true };
+  /** Taken: the message is marked `sent` with the job's outcome, in the runner's next group commit. */
+  function sent(job: ClaimedJob, message: SendingMessage, externalIds: readonly string[]): JobResult {
+    return { ok: true, sent: { accountId: job.accountId, messageId: message.id, externalId: externalIds[0] ?? null } };
   }
+
+  const messages = new SendingMessageReader((keys) => deps.store.messages.forSendMany(keys));
 
   /**
    * The channels' rates as last read from the channels themselves: a rate changed after jobs were
@@ -147,7 +152,7 @@ export function sendJobKind(deps: SendJobDeps): JobKind<SendJobInput> {
     rateOf: (input, job) => (rates.has(job.channelId) ? (rates.get(job.channelId) ?? null) : input.rate),
     onEnded: ended,
     async handle(input, job): Promise<JobResult> {
-      const message = await deps.store.messages.forSend(job.accountId, input.messageId);
+      const message = await messages.read(job.accountId, input.messageId);
       // Deleted with its contact or channel: dropped, never sent. Already sent or failed: done.
       if (!message || message.status !== 'queued') return { ok: true };
       const channel = await deps.channels.find(job.accountId, message.channel_id);

@@ -38,36 +38,81 @@ export class PostgresJobQueue implements JobQueue {
     return Number(result.numInsertedOrUpdatedRows ?? 0);
   }
 
+  /**
+   * One kind at a time, each state its own range of jobs_claim (status, kind, run_at, id) read in
+   * index order and cut at the limit, as on SQLite: with the two states in one OR and the kinds in
+   * an array, every due job is read and sorted for each claim, which a backlog makes slow.
+   */
   async claim(r: JobClaimRequest): Promise<ClaimedJob[]> {
     if (r.limit <= 0 || r.kinds.length === 0) return [];
-    const { rows } = await sql<ClaimedJobRow>`
-      WITH picked AS MATERIALIZED (
-        SELECT id FROM jobs
-        WHERE kind = ANY(${[...r.kinds]}::text[])
-          AND ((status = 'pending' AND run_at <= ${r.now}) OR (status = 'running' AND leased_until < ${r.leaseNow}))
-          AND attempts < max_attempts
-          AND (expires_at IS NULL OR expires_at > ${r.now})
-          AND NOT (channel_id = ANY(${[...(r.skipChannels ?? [])]}::bigint[]))
-        ORDER BY run_at, id
-        LIMIT ${r.limit}
-        FOR UPDATE SKIP LOCKED)
-      UPDATE jobs j SET status = 'running', attempts = j.attempts + 1, lease_id = ${r.leaseId}, leased_until = ${r.leaseUntil},
-        instance_id = ${r.instanceId}, updated_at = ${r.now}
-      FROM picked p
-      WHERE j.id = p.id
-      RETURNING j.id, j.kind, j.account_id, j.channel_id, j.message_id, j.payload, j.attempts, j.max_attempts, j.expires_at`.execute(this.db);
-    return toClaimedJobs(rows, r.leaseId);
+    const claimed: ClaimedJobRow[] = [];
+    const skip = [...(r.skipChannels ?? [])];
+    for (const kind of r.kinds) {
+      const limit = r.limit - claimed.length;
+      if (limit <= 0) break;
+      const { rows } = await sql<ClaimedJobRow>`
+        WITH due AS MATERIALIZED (
+          SELECT id, run_at FROM jobs
+          WHERE status = 'pending' AND kind = ${kind} AND run_at <= ${r.now}
+            AND attempts < max_attempts
+            AND (expires_at IS NULL OR expires_at > ${r.now})
+            AND NOT (channel_id = ANY(${skip}::bigint[]))
+          ORDER BY run_at, id
+          LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED),
+        lapsed AS MATERIALIZED (
+          SELECT id, run_at FROM jobs
+          WHERE status = 'running' AND kind = ${kind} AND leased_until < ${r.leaseNow}
+            AND attempts < max_attempts
+            AND (expires_at IS NULL OR expires_at > ${r.now})
+            AND NOT (channel_id = ANY(${skip}::bigint[]))
+          ORDER BY run_at, id
+          LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED),
+        picked AS (
+          SELECT id FROM (SELECT id, run_at FROM due UNION ALL SELECT id, run_at FROM lapsed) AS both_states
+          ORDER BY run_at, id
+          LIMIT ${limit})
+        UPDATE jobs j SET status = 'running', attempts = j.attempts + 1, lease_id = ${r.leaseId}, leased_until = ${r.leaseUntil},
+          instance_id = ${r.instanceId}, updated_at = ${r.now}
+        FROM picked p
+        WHERE j.id = p.id
+        RETURNING j.id, j.kind, j.account_id, j.channel_id, j.message_id, j.payload, j.attempts, j.max_attempts, j.expires_at`.execute(this.db);
+      claimed.push(...rows);
+    }
+    return toClaimedJobs(claimed, r.leaseId);
   }
 
   async complete(outcomes: readonly JobOutcome[]): Promise<void> {
     if (outcomes.length === 0) return;
-    const values = JSON.stringify(outcomes.map((o) => [o.id, o.leaseId, o.status, o.runAt, o.lastError, o.updatedAt]));
+    const values = JSON.stringify(
+      outcomes.map((o) => [
+        o.id,
+        o.leaseId,
+        o.status,
+        o.runAt,
+        o.lastError,
+        o.updatedAt,
+        o.sent?.accountId ?? null,
+        o.sent?.messageId ?? null,
+        o.sent?.externalId ?? null,
+      ]),
+    );
+    // One statement: the `sent` marks of the messages (a data-modifying CTE runs whether or not it
+    // is read) and the jobs' outcomes commit together.
     await sql`
+      WITH v AS MATERIALIZED (
+        SELECT (x->>0)::bigint AS id, (x->>1)::bigint AS lease_id, x->>2 AS status, (x->>3)::bigint AS run_at,
+               x->>4 AS error, (x->>5)::bigint AS updated_at, (x->>6)::bigint AS account_id, (x->>7)::bigint AS message_id,
+               x->>8 AS external_id
+        FROM json_array_elements(${values}::json) AS o(x)),
+      sent AS (
+        UPDATE messages m SET status = 'sent', external_id = v.external_id
+        FROM v
+        WHERE v.message_id IS NOT NULL AND m.id = v.message_id AND m.account_id = v.account_id AND m.status = 'queued')
       UPDATE jobs j SET status = v.status, run_at = CASE WHEN v.status = 'pending' THEN v.run_at ELSE j.run_at END,
         last_error = v.error, updated_at = v.updated_at, lease_id = NULL, leased_until = NULL
-      FROM (SELECT (x->>0)::bigint AS id, (x->>1)::bigint AS lease_id, x->>2 AS status, (x->>3)::bigint AS run_at,
-                   x->>4 AS error, (x->>5)::bigint AS updated_at
-            FROM json_array_elements(${values}::json) AS o(x)) AS v
+      FROM v
       WHERE j.id = v.id AND j.lease_id = v.lease_id AND j.status = 'running'`.execute(this.db);
   }
 

@@ -21,6 +21,18 @@ export class ConversationRepo {
       .executeTakeFirst();
   }
 
+  /** A message the channel sent, by the service's own id (a platform's report that names it by our reference). */
+  async findSentById(accountId: number, channelId: number, id: number): Promise<MessagesTable | undefined> {
+    return this.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('channel_id', '=', channelId)
+      .where('direction', '=', 'sent')
+      .executeTakeFirst();
+  }
+
   /**
    * Marks the contact's sent messages delivered: those with the given platform ids, and every one
    * sent up to `upTo` (ms) when given. Answers the ids marked now, oldest first.

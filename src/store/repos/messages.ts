@@ -135,11 +135,22 @@ export class MessagesRepo {
 
   /** The message a send job names, with its contact (one read): undefined when it or its contact is gone. */
   async forSend(accountId: number, id: number): Promise<SendingMessage | undefined> {
-    return this.db
+    const [found] = await this.forSendMany([{ accountId, id }]);
+    return found;
+  }
+
+  /**
+   * The messages of many send jobs with their contacts, in one read (the jobs a claim starts
+   * together): in the order asked, undefined where a message or its contact is gone.
+   */
+  async forSendMany(keys: readonly { accountId: number; id: number }[]): Promise<(SendingMessage | undefined)[]> {
+    if (keys.length === 0) return [];
+    const rows = await this.db
       .selectFrom('messages')
       .innerJoin('contacts', 'contacts.id', 'messages.contact_id')
       .select([
         'messages.id',
+        'messages.account_id',
         'messages.channel_id',
         'messages.contact_id',
         'messages.status',
@@ -152,10 +163,21 @@ export class MessagesRepo {
         'contacts.email',
         'contacts.name',
       ])
-      .where('messages.account_id', '=', accountId)
-      .where('messages.id', '=', id)
+      .where('messages.account_id', 'in', [...new Set(keys.map((k) => k.accountId))])
+      .where(
+        'messages.id',
+        'in',
+        keys.map((k) => k.id),
+      )
       .where('messages.direction', '=', 'sent')
-      .executeTakeFirst();
+      .execute();
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return keys.map((key) => {
+      const row = byId.get(key.id);
+      if (!row || row.account_id !== key.accountId) return undefined;
+      const { account_id: _account, ...message } = row;
+      return message;
+    });
   }
 
   /** A queued message the platform took: `sent`, with the platform's id. False when it was not queued (any more). */
@@ -187,14 +209,18 @@ export class MessagesRepo {
     return Number(result.numUpdatedRows) > 0;
   }
 
-  /** A sent message the platform reported delivered, at `at`; false when it was already (or failed). */
-  async markReportedDelivered(accountId: number, id: number, at: number): Promise<boolean> {
+  /**
+   * A platform reported the message delivered: its `delivered` time, once. A report that comes
+   * before the send's result was recorded (still `queued`) makes it `sent` as well, with the
+   * platform's id; the send job's own `sent` mark then changes nothing.
+   */
+  async markReportedDelivered(accountId: number, id: number, at: number, externalId: string | null = null): Promise<boolean> {
     const result = await this.db
       .updateTable('messages')
-      .set({ delivered_at: at })
+      .set((eb) => ({ delivered_at: at, status: 'sent', external_id: eb.fn.coalesce('external_id', eb.val(externalId)) }))
       .where('account_id', '=', accountId)
       .where('id', '=', id)
-      .where('status', '=', 'sent')
+      .where('status', 'in', ['sent', 'queued'])
       .where('delivered_at', 'is', null)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;

@@ -40,6 +40,10 @@ const COMPLETE = `
     last_error = @lastError, updated_at = @updatedAt, lease_id = NULL, leased_until = NULL
   WHERE id = @id AND lease_id = @leaseId AND status = 'running'`;
 
+const MARK_SENT = `
+  UPDATE messages SET status = 'sent', external_id = @externalId
+  WHERE id = @messageId AND account_id = @accountId AND status = 'queued'`;
+
 const RELEASE = `
   UPDATE jobs SET status = 'pending', attempts = attempts - 1, lease_id = NULL, leased_until = NULL
   WHERE lease_id = ? AND status = 'running' AND id IN (SELECT value FROM json_each(?))`;
@@ -65,10 +69,14 @@ export class SqliteJobQueue implements JobQueue {
   private get statements() {
     if (!this.prepared) {
       const complete = this.connection.prepare(COMPLETE);
+      const markSent = this.connection.prepare(MARK_SENT);
       this.prepared = {
         claim: this.connection.prepare(CLAIM),
         complete: this.connection.transaction((outcomes: readonly JobOutcome[]) => {
-          for (const o of outcomes) complete.run({ ...o });
+          for (const o of outcomes) {
+            complete.run({ id: o.id, leaseId: o.leaseId, status: o.status, runAt: o.runAt, lastError: o.lastError, updatedAt: o.updatedAt });
+            if (o.sent) markSent.run({ ...o.sent });
+          }
         }),
         release: this.connection.prepare(RELEASE),
       };
