@@ -1,0 +1,54 @@
+import { useState, type ReactNode } from 'react';
+import { Button, ConfirmDialog, type Variant } from '../ui';
+
+/** Small pieces the channel tabs share: a live status line, a confirmed action, 422 fields. */
+export type Notice = { tone: 'ok' | 'error'; text: string } | null;
+
+/** Announced to screen readers as it changes; errors as alerts. */
+export function StatusLine({ notice }: { notice: Notice }) {
+  const error = notice?.tone === 'error';
+  return (
+    <p className={`ch-status ${error ? 'ch-status-error' : ''}`} role={error ? 'alert' : 'status'} data-testid="channel-status">
+      {notice?.text ?? ''}
+    </p>
+  );
+}
+
+/** A button that asks before it acts; the dialog says what will happen. */
+export function ConfirmButton(props: {
+  label: string;
+  title: string;
+  children: ReactNode;
+  confirmLabel: string;
+  onConfirm: () => Promise<void>;
+  danger?: boolean;
+  variant?: Variant;
+  isDisabled?: boolean;
+}) {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <Button variant={props.variant ?? (props.danger ? 'danger' : 'secondary')} isDisabled={props.isDisabled} onPress={() => setOpen(true)}>
+        {props.label}
+      </Button>
+      <ConfirmDialog
+        title={props.title}
+        isOpen={open}
+        onOpenChange={setOpen}
+        confirmLabel={props.confirmLabel}
+        danger={props.danger}
+        onConfirm={props.onConfirm}
+      >
+        {props.children}
+      </ConfirmDialog>
+    </>
+  );
+}
+
+/** The API's validation errors by field (422 `field`). */
+export function fieldsOf(error: unknown): Record<string, string> {
+  const fields: Record<string, string> = {};
+  const list = (error as { errors?: Array<{ field?: string; message: string }> } | null)?.errors;
+  if (Array.isArray(list)) for (const e of list) if (e.field !== undefined) fields[e.field] = e.message;
+  return fields;
+}

@@ -1,0 +1,77 @@
+import { SearchField, Input, Label } from 'react-aria-components';
+import { formatRelative, Link } from '../../ui';
+import type { Contact } from '../types';
+
+export interface ContactRow {
+  contact: Contact;
+  /** Time of the contact's newest message, when known. */
+  lastAt: string | null;
+  lastText: string;
+}
+
+export function matches(row: ContactRow, query: string): boolean {
+  const q = query.trim().toLowerCase();
+  if (q === '') return true;
+  const c = row.contact;
+  return [c.name, c.phone_number, c.email, c.user_ref, c.id].some((v) => typeof v === 'string' && v.toLowerCase().includes(q));
+}
+
+/** Newest activity first; contacts whose activity is unknown keep the API's order (newest first). */
+export function byActivity(rows: ContactRow[]): ContactRow[] {
+  return rows
+    .map((row, i) => ({ row, i }))
+    .sort((a, b) => {
+      const ta = a.row.lastAt ? Date.parse(a.row.lastAt) : -Infinity;
+      const tb = b.row.lastAt ? Date.parse(b.row.lastAt) : -Infinity;
+      return tb === ta ? a.i - b.i : tb - ta;
+    })
+    .map((x) => x.row);
+}
+
+/** The contacts of the channel: a search box and a list of links to each conversation. */
+export function ContactList(props: {
+  rows: ContactRow[];
+  query: string;
+  onQuery: (q: string) => void;
+  selected: string | null;
+  hrefOf: (contactId: string) => string;
+  total: number;
+}) {
+  const shown = byActivity(props.rows.filter((r) => matches(r, props.query)));
+  return (
+    <nav className="ch-contacts" aria-label="Contacts">
+      <SearchField className="field" value={props.query} onChange={props.onQuery}>
+        <Label className="field-label">Search contacts</Label>
+        <Input className="input" placeholder="Name, phone number, e-mail" />
+      </SearchField>
+      {props.total > props.rows.length && (
+        <p className="ch-muted">
+          Searching the {props.rows.length} newest of {props.total} contacts.
+        </p>
+      )}
+      {shown.length === 0 ? (
+        <p className="ch-muted">{props.rows.length === 0 ? 'No contacts yet: they appear with their first message.' : 'No contact matches.'}</p>
+      ) : (
+        <ul className="ch-contact-list">
+          {shown.map((r) => (
+            <li key={r.contact.id}>
+              <Link
+                className={`ch-contact ${props.selected === r.contact.id ? 'ch-contact-selected' : ''}`}
+                href={props.hrefOf(r.contact.id)}
+                aria-current={props.selected === r.contact.id ? 'page' : undefined}
+                data-testid="contact"
+              >
+                <span className="ch-contact-name">{r.contact.name}</span>
+                {r.contact.phone_number && r.contact.phone_number !== r.contact.name && <span className="ch-muted">{r.contact.phone_number}</span>}
+                <span className="ch-muted ch-contact-last">
+                  {r.lastText}
+                  {r.lastAt ? ` · ${formatRelative(r.lastAt)}` : ''}
+                </span>
+              </Link>
+            </li>
+          ))}
+        </ul>
+      )}
+    </nav>
+  );
+}

@@ -1,0 +1,118 @@
+import { useCallback, useRef, useState, type ReactNode } from 'react';
+import { messageOf } from '../../api';
+import type { ChannelPageProps } from '../../channels/channel-route';
+import { channelApi } from '../channel-api';
+import { usePoll } from '../use-poll';
+import type { Contact, Message } from '../types';
+import { ContactList, type ContactRow } from './ContactList';
+import { Composer } from './Composer';
+import { ConversationView } from './ConversationView';
+import { summary } from './summary';
+
+const CONTACTS = 100;
+
+/**
+ * The Conversations tab: the channel's contacts (newest activity first, searchable) and the
+ * selected contact's conversation, which the operator can answer.
+ */
+export function ConversationsTab({ channel, query }: ChannelPageProps) {
+  const selected = query.get('contact');
+  const base = `/admin/channels/${encodeURIComponent(channel.id)}/conversations`;
+  return (
+    <Conversations
+      channelId={channel.id}
+      selected={selected}
+      hrefOf={(id) => `${base}?contact=${encodeURIComponent(id)}`}
+      renderReply={(contact, refresh) => <Composer channel={channel} contact={contact} onSent={refresh} />}
+    />
+  );
+}
+
+/** Contacts and conversation, shared by the Conversations and Local trial tabs. */
+export function Conversations(props: {
+  channelId: string;
+  selected: string | null;
+  hrefOf: (contactId: string) => string;
+  renderReply?: (contact: Contact, refresh: () => void) => ReactNode;
+  /** Contacts poll faster where the user expects a new contact at once (the local trial). */
+  contactsEveryMs?: number;
+}) {
+  const { channelId } = props;
+  const [rows, setRows] = useState<ContactRow[]>([]);
+  const [total, setTotal] = useState(0);
+  const [search, setSearch] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [version, setVersion] = useState(0);
+  const known = useRef(new Map<string, ContactRow>());
+
+  const loadContacts = useCallback(
+    async (signal: AbortSignal) => {
+      try {
+        const page = await channelApi.contacts(channelId, { max: CONTACTS, offset: 0 }, signal);
+        setTotal(page.total);
+        // Each contact's newest message once; later the open conversation keeps its own up to date.
+        for (const contact of page.items) {
+          if (signal.aborted) return;
+          if (known.current.has(contact.id)) continue;
+          let latest: Message | undefined;
+          try {
+            latest = (await channelApi.messages(channelId, contact.id, { max: 1 }, signal)).items[0];
+          } catch {
+            latest = undefined;
+          }
+          known.current.set(contact.id, { contact, lastAt: latest?.sent ?? null, lastText: latest ? summary(latest) : '' });
+        }
+        setRows(page.items.map((c) => ({ ...(known.current.get(c.id) ?? { lastAt: null, lastText: '' }), contact: c })));
+        setError(null);
+      } catch (e) {
+        if (!signal.aborted) setError(messageOf(e));
+      }
+    },
+    [channelId],
+  );
+  usePoll(loadContacts, props.contactsEveryMs ?? 10_000, { key: `${channelId}/${version}` });
+
+  const onLatest = useCallback(
+    (m: Message | undefined) => {
+      const id = props.selected;
+      if (!id || !m) return;
+      const row = known.current.get(id);
+      if (row && row.lastAt !== m.sent) {
+        const next = { ...row, lastAt: m.sent, lastText: summary(m) };
+        known.current.set(id, next);
+        setRows((list) => list.map((r) => (r.contact.id === id ? next : r)));
+      }
+    },
+    [props.selected],
+  );
+
+  const contact = rows.find((r) => r.contact.id === props.selected)?.contact;
+  return (
+    <div className="ch-split">
+      <div className="ch-split-side">
+        {error && (
+          <p className="field-error" role="alert">
+            {error}
+          </p>
+        )}
+        <ContactList rows={rows} query={search} onQuery={setSearch} selected={props.selected} hrefOf={props.hrefOf} total={total} />
+      </div>
+      <section className="ch-split-main" aria-label={contact ? `Conversation with ${contact.name}` : 'Conversation'}>
+        {props.selected === null ? (
+          <p className="ch-muted">Pick a contact to read the conversation.</p>
+        ) : (
+          <>
+            {contact && (
+              <h3 className="ch-conversation-title">
+                {contact.name}
+                {contact.phone_number && contact.phone_number !== contact.name ? ` (${contact.phone_number})` : ''}
+              </h3>
+            )}
+            <ConversationView key={props.selected} channelId={channelId} contactId={props.selected} refresh={version} onLatest={onLatest} />
+            {contact && props.renderReply?.(contact, () => setVersion((v) => v + 1))}
+          </>
+        )}
+      </section>
+    </div>
+  );
+}
