@@ -28,13 +28,15 @@ List operations take \`max\` (1 to 100, default 10) and \`offset\` (default 0) a
 Each channel's events (\`message_echo\`, \`message_received\`, \`messages_delivered\`, \`messages_read\`,
 \`message_failed\`, \`postback\`, \`opt_in\`, \`notification\`) are POSTed to its webhook URL, signed with
 \`X-Hub-Signature\` (HMAC-SHA1 of the body under \`webhook.secret\`) and \`X-Hub-Signature-256\`, and retried
-1, 5, 20, 60, 180 and 480 minutes later until a 2xx answers.
+1, 5, 20, 60, 180 and 480 minutes later until a 2xx answers. Beyond the specification, a
+\`webhook_test\` event (\`{"event":"webhook_test","timestamp":...,"data":{"channel_id":"..."}}\`) is sent
+when the administration app's webhook tab asks for one: signed, retried and logged like any event.
 
 ## Beyond the messaging API specification
 ${PRODUCT_NAME} implements the messaging API specification and adds the parts marked
 \`x-beyond-specification: true\` in this document (and "beyond the specification" on the page):
 Get Message, the \`Idempotency-Key\` header of Send Message, Get Capabilities, the webhook deliveries
-log and redelivery, stored files, and the health checks.`;
+log and redelivery, the \`webhook_test\` event, stored files, and the health checks.`;
 
 /** Tags in the order the page shows them. */
 export const TAGS = [

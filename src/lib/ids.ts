@@ -44,6 +44,11 @@ export class IdGenerator {
   }
 }
 
+/** The smallest id any generator can make at `ms` (ms since the epoch) or later. */
+export function firstIdAt(ms: number): number {
+  return Math.max(ms - EPOCH, 0) * 4096;
+}
+
 /** Ids arrive from clients as strings; anything that is not a safe positive integer cannot exist. */
 export function parseId(value: unknown): number | null {
   if (typeof value === 'number') return Number.isSafeInteger(value) && value > 0 ? value : null;

@@ -9,7 +9,9 @@ export const EVENT_TYPES = [
   'opt_in',
   'notification',
 ] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+/** Events beyond the specification: `webhook_test`, sent on request from the administration app. */
+export const EXTRA_EVENT_TYPES = ['webhook_test'] as const;
+export type EventType = (typeof EVENT_TYPES)[number] | (typeof EXTRA_EVENT_TYPES)[number];
 
 /** Every event body: `{event, timestamp, data}`; data always names the channel and the contact. */
 export interface EventEnvelope {

@@ -9,6 +9,7 @@ import { ContactsRepo } from './repos/contacts.js';
 import { FilesRepo } from './repos/files.js';
 import { ChatRepo } from './repos/chat.js';
 import { ConversationRepo } from './repos/conversation.js';
+import { OverviewRepo } from './repos/overview.js';
 import { AdminSessionsRepo, AdminSetupTokensRepo, AdminUsersRepo, SignInFailuresRepo } from './repos/admin-users.js';
 import type { WriteUnit } from './write-unit.js';
 import type { DeliveryQueue } from './delivery-queue.js';
@@ -31,6 +32,8 @@ export class Repos {
   readonly files: FilesRepo;
   readonly chat: ChatRepo;
   readonly conversation: ConversationRepo;
+  /** Counts for the administration app's overview. */
+  readonly overview: OverviewRepo;
   readonly adminUsers: AdminUsersRepo;
   readonly adminSessions: AdminSessionsRepo;
   readonly setupTokens: AdminSetupTokensRepo;
@@ -47,6 +50,7 @@ export class Repos {
     this.files = new FilesRepo(db);
     this.chat = new ChatRepo(db);
     this.conversation = new ConversationRepo(db);
+    this.overview = new OverviewRepo(db);
     this.adminUsers = new AdminUsersRepo(db);
     this.adminSessions = new AdminSessionsRepo(db);
     this.setupTokens = new AdminSetupTokensRepo(db);
@@ -63,6 +67,8 @@ export interface RateCounter {
   hit(accountId: number, windowStart: number, limit: number): Promise<number>;
   /** Drops finished windows. */
   prune(before: number): Promise<void>;
+  /** Requests counted so far in the window, without counting one (the usage the app shows). */
+  used(accountId: number, windowStart: number): Promise<number>;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { IdGenerator } from '../../lib/ids.js';
 import type { Clock } from '../../lib/clock.js';
 import { newAccessToken, sha256Hex } from '../../lib/crypto.js';
 import { isoTime } from '../../lib/clock.js';
+import { ApiError } from '../../lib/errors.js';
 import { PLANS, type Plan } from './plans.js';
 import { AuthCache } from './auth-cache.js';
 
@@ -51,6 +52,18 @@ export interface TokenView {
   revoked: string | null;
 }
 
+/** A live token as the administration app lists it: never the token itself, nor its hash. */
+export interface NamedTokenView {
+  id: string;
+  name: string;
+  prefix: string | null;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+/** The longest token name; a name is trimmed and must keep at least one character. */
+export const TOKEN_NAME_MAX = 100;
+
 export interface AccountChanges {
   name?: string;
   plan?: Plan;
@@ -81,6 +94,17 @@ function tokenView(row: TokenRow): TokenView {
     created: isoTime(row.created_at),
     last_used: row.last_used_at === null ? null : isoTime(row.last_used_at),
     revoked: row.revoked_at === null ? null : isoTime(row.revoked_at),
+  };
+}
+
+function namedTokenView(row: TokenRow): NamedTokenView {
+  return {
+    id: String(row.id),
+    // Tokens made before they had names are called by their prefix (or id).
+    name: row.name ?? `token ${row.prefix ?? row.id}`,
+    prefix: row.prefix,
+    created_at: isoTime(row.created_at),
+    last_used_at: row.last_used_at === null ? null : isoTime(row.last_used_at),
   };
 }
 
@@ -159,12 +183,15 @@ export class AccountService {
     return done.usage;
   }
 
-  /** Makes a token; the plain text is returned this once and never stored (only its first characters). */
-  async createToken(accountId: number): Promise<{ id: string; accessToken: string; prefix: string }> {
+  /**
+   * Makes a token, optionally named; the plain text is returned this once and never stored (only
+   * its first characters).
+   */
+  async createToken(accountId: number, name?: string): Promise<{ id: string; accessToken: string; prefix: string; view: NamedTokenView }> {
     const accessToken = newAccessToken();
     const id = this.deps.ids.nextNumber();
     const prefix = accessToken.slice(0, PREFIX_LENGTH);
-    await this.deps.store.tokens.insert({
+    const row: TokenRow = {
       id,
       account_id: accountId,
       token_hash: sha256Hex(accessToken),
@@ -172,8 +199,26 @@ export class AccountService {
       revoked_at: null,
       prefix,
       last_used_at: null,
-    });
-    return { id: String(id), accessToken, prefix };
+      ...(name === undefined ? {} : { name: checkedTokenName(name) }),
+    };
+    await this.deps.store.tokens.insert(row);
+    return { id: String(id), accessToken, prefix, view: namedTokenView(row) };
+  }
+
+  /** The account's live tokens, oldest first, by name (revoked ones are not listed). */
+  async listLiveTokens(accountId: number): Promise<NamedTokenView[]> {
+    return (await this.deps.store.tokens.listLiveForAccount(accountId)).map(namedTokenView);
+  }
+
+  /**
+   * Revokes a live token of this account. False when there is none by that id: another account's
+   * token, a revoked one and a missing one look alike.
+   */
+  async revokeAccountToken(accountId: number, tokenId: number): Promise<boolean> {
+    const done = await this.deps.store.tokens.revokeForAccount(accountId, tokenId, this.deps.clock.now());
+    // Every cached lookup goes: a revoked token stops working in this process at once.
+    if (done) this.cache.clear();
+    return done;
   }
 
   async listTokens(accountId: number): Promise<TokenView[]> {
@@ -236,4 +281,13 @@ export class AccountService {
   private recordUse(tokenId: number, at: number): void {
     this.deps.store.tokens.recordUse(tokenId, at, at - USE_RECORD_MS).catch(() => undefined);
   }
+}
+
+/** A token name as stored: trimmed, 1 to TOKEN_NAME_MAX characters (422 on `name` otherwise). */
+export function checkedTokenName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed.length === 0 || [...trimmed].length > TOKEN_NAME_MAX) {
+    throw ApiError.invalid('name', name, `Property 'name' must have 1 to ${TOKEN_NAME_MAX} characters.`);
+  }
+  return trimmed;
 }

@@ -196,6 +196,17 @@ export class ChannelService {
     return decodeChannel({ ...row, ...changes }, this.deps.box);
   }
 
+  /** Gives the channel's webhook a new random secret (the next tries sign with it); 422 without a webhook. */
+  async rotateWebhookSecret(accountId: number, id: number): Promise<Channel> {
+    const row = await this.deps.store.channels.get(accountId, id);
+    if (!row) throw ApiError.notFound('Channel');
+    if (row.webhook_id === null) throw ApiError.of('validation', 'The channel has no webhook.');
+    const changes = { webhook_secret: this.deps.box.encrypt(randomAlphanumeric(WEBHOOK_SECRET_LENGTH)), updated_at: this.deps.clock.now() };
+    await this.deps.store.channels.update(accountId, id, changes);
+    this.changed(String(id));
+    return decodeChannel({ ...row, ...changes }, this.deps.box);
+  }
+
   /**
    * Deletes the channel with everything of it (contacts, messages, events, deliveries, file rows:
    * foreign keys cascade) and, after the commit, the stored bytes of its files.

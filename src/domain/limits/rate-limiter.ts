@@ -22,6 +22,18 @@ export class RateLimiter {
     private readonly windowSeconds: number,
   ) {}
 
+  /** The current window's count, without counting a request. */
+  async usage(accountId: number, limit: number): Promise<QuotaUsage> {
+    const windowStart = this.windowStart();
+    const used = await this.counter.used(accountId, windowStart);
+    return { windowStart, limit, used, remaining: Math.max(limit - used, 0) };
+  }
+
+  private windowStart(): number {
+    const windowMs = this.windowSeconds * 1000;
+    return Math.floor(this.clock.now() / windowMs) * windowMs;
+  }
+
   async consume(accountId: number, limit: number): Promise<QuotaState> {
     const now = this.clock.now();
     const windowMs = this.windowSeconds * 1000;
@@ -38,6 +50,15 @@ export class RateLimiter {
       reset: Math.ceil((windowStart + windowMs) / 1000),
     };
   }
+}
+
+/** This hour's usage of an account, as the administration app shows it. */
+export interface QuotaUsage {
+  /** Start of the current window, ms since the epoch. */
+  windowStart: number;
+  limit: number;
+  used: number;
+  remaining: number;
 }
 
 /** Caps requests in flight per account on this instance (the plan's simultaneous connections). */

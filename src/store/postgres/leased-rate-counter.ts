@@ -67,6 +67,22 @@ export class LeasedRateCounter implements RateCounter {
     });
   }
 
+  /**
+   * The shared count less the tickets this instance leased and has not handed out yet: exact
+   * with one instance; with several, the spares the others hold are counted as used.
+   */
+  async used(accountId: number, windowStart: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('rate_counters')
+      .select('count')
+      .where('account_id', '=', accountId)
+      .where('window_start', '=', windowStart)
+      .executeTakeFirst();
+    const state = this.accounts.get(accountId);
+    const unused = state && state.windowStart === windowStart ? Math.max(state.end - state.next, 0) : 0;
+    return Math.max(Number(row?.count ?? 0) - unused, 0);
+  }
+
   async prune(before: number): Promise<void> {
     for (const [accountId, state] of this.accounts) if (state.windowStart < before) this.accounts.delete(accountId);
     await this.db.deleteFrom('rate_counters').where('window_start', '<', before).execute();

@@ -172,6 +172,23 @@ export class TokensRepo {
     return Number(result.numUpdatedRows) > 0;
   }
 
+  /** The account's tokens not revoked, oldest first. */
+  async listLiveForAccount(accountId: number): Promise<TokenRow[]> {
+    return this.db.selectFrom('access_tokens').selectAll().where('account_id', '=', accountId).where('revoked_at', 'is', null).orderBy('id').execute();
+  }
+
+  /** Revokes a live token of this account only; false when the account has no such live token. */
+  async revokeForAccount(accountId: number, id: number, at: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('access_tokens')
+      .set({ revoked_at: at })
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
   async listForAccount(accountId: number): Promise<TokenRow[]> {
     return this.db.selectFrom('access_tokens').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
   }

@@ -103,6 +103,18 @@ export class DeliveriesRepo {
     return Number(result.numUpdatedRows) > 0;
   }
 
+  /** `redeliver` for every failed delivery of the channel at once; answers how many. */
+  async redeliverFailed(accountId: number, channelId: number, webhookId: number, now: number): Promise<number> {
+    const result = await this.db
+      .updateTable('deliveries')
+      .set({ status: 'pending', attempts: 0, next_attempt_at: now, locked_until: null, lease_id: null, webhook_id: webhookId, updated_at: now })
+      .where('account_id', '=', accountId)
+      .where('channel_id', '=', channelId)
+      .where('status', '=', 'failed')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
   /** The channel's webhook was removed: its pending deliveries will not be sent. */
   async dropPending(accountId: number, channelId: number, now: number): Promise<number> {
     const result = await this.db

@@ -29,6 +29,10 @@ class MemoryRateCounter implements RateCounter {
     return Promise.resolve(next);
   }
 
+  used(accountId: number, windowStart: number): Promise<number> {
+    return Promise.resolve(this.counts.get(`${accountId}:${windowStart}`) ?? 0);
+  }
+
   prune(before: number): Promise<void> {
     for (const key of this.counts.keys()) {
       if (Number(key.split(':')[1]) < before) this.counts.delete(key);
