@@ -1,5 +1,56 @@
+// New channel: pick the type, then fill in its form. The type is in the URL (?type=mobile), so a
+// link can open the form of one type.
+import { ApiFailure, api } from '../api';
 import { PageHeader } from '../layout';
+import { APP_BASE, useNavigate, useQuery } from '../router';
+import { CHANNEL_TYPES, type Channel, type ChannelType } from '../types';
+import { SelectField, toast } from '../ui';
+import { channelPath } from './paths';
+import { ChannelForm } from './form';
+import { TYPE_LABELS } from './labels';
+
+function isType(value: string | null): value is ChannelType {
+  return value !== null && (CHANNEL_TYPES as readonly string[]).includes(value);
+}
 
 export function CreateChannelPage() {
-  return <PageHeader title="New channel" />;
+  const query = useQuery();
+  const navigate = useNavigate();
+  const wanted = query.get('type');
+  const type = isType(wanted) ? wanted : null;
+
+  const create = async (body: Record<string, unknown>) => {
+    const channel = await api.post<Channel>('/v1/channels', body).catch((error: unknown) => {
+      if (error instanceof ApiFailure && error.status === 502)
+        throw new ApiFailure(502, '502', [{ message: `The platform could not be reached to check the credentials: ${error.message} Try again in a moment.` }]);
+      throw error;
+    });
+    toast(`Channel “${channel.name}” created.`);
+    navigate(channelPath(channel.id));
+  };
+
+  return (
+    <>
+      <PageHeader title="New channel" description="A channel is one connection to a messaging platform." />
+      <div className="section">
+        <div className="form">
+          <SelectField
+            label="Channel type"
+            options={CHANNEL_TYPES.map((t) => ({ id: t, label: TYPE_LABELS[t] }))}
+            value={type}
+            onChange={(t) => navigate(`${APP_BASE}/channels/new?type=${t}`, { replace: true })}
+            isRequired
+          />
+        </div>
+      </div>
+      {type ? (
+        <div className="section">
+          <h2>{TYPE_LABELS[type]}</h2>
+          <ChannelForm key={type} type={type} submitLabel="Create channel" onSubmit={create} onCancel={() => navigate(`${APP_BASE}/channels`)} />
+        </div>
+      ) : (
+        <p className="muted">Choose a type to see the fields it needs.</p>
+      )}
+    </>
+  );
 }

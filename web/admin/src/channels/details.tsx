@@ -1,10 +1,105 @@
-// The Details tab: the channel's fields as the API shows them, with edit and delete.
+// The Details tab: the channel's fields as the API shows them (credentials hidden), the URLs the
+// platform needs, the rbm agent, and edit and delete.
+import type { ReactNode } from 'react';
+import { ButtonLink, CopyButton } from '../ui';
 import type { ChannelPageProps } from './channel-route';
+import { DeleteChannel } from './delete';
+import { TYPE_SPECS, getPath } from './fields';
+import { typeLabel } from './labels';
+import { editChannelPath } from './paths';
+import { RbmAgent } from './rbm-agent';
+import { stateOf } from './state';
 
-export function ChannelDetails({ channel }: ChannelPageProps) {
+/** URLs of the channel that the platform calls (mobile: status and receive webhooks). */
+const PLATFORM_URLS: { path: string; label: string }[] = [
+  { path: 'provider.status_webhook_url', label: 'Status webhook URL (give it to the SMS provider)' },
+  { path: 'provider.receive_webhook_url', label: 'Receive webhook URL (give it to the SMS provider)' },
+];
+
+const VIEW_FIELDS: { path: string; label: string }[] = [
+  { path: 'socialnet_page.name', label: 'Page' },
+  { path: 'socialnet_page.category', label: 'Page category' },
+  { path: 'botmsg.name', label: 'Bot name' },
+  { path: 'botmsg.username', label: 'Bot username' },
+];
+
+export function ChannelDetails({ channel, reload }: ChannelPageProps) {
+  const spec = TYPE_SPECS[channel.type];
+  const state = stateOf(channel);
+  const rows: { label: string; value: ReactNode }[] = [
+    { label: 'Type', value: typeLabel(channel.type) },
+    { label: 'Mode', value: channel.mode ?? 'production' },
+    {
+      label: 'State',
+      value: (
+        <>
+          <span className={`badge badge-${state.tone}`}>{state.label}</span> <span className="muted">{state.description}</span>
+        </>
+      ),
+    },
+    { label: 'Channel id', value: <span className="mono">{channel.id}</span> },
+  ];
+  for (const field of spec.fields) {
+    if (field.kind === 'secret') {
+      rows.push({
+        label: field.label,
+        value: getPath(channel, field.path) ? <span className="muted">set (hidden)</span> : <span className="muted">not set</span>,
+      });
+      continue;
+    }
+    const value = (field.viewPaths ?? [field.path]).map((p) => getPath(channel, p)).find((v) => v !== undefined && v !== null);
+    rows.push({ label: field.label, value: value === undefined ? <span className="muted">—</span> : String(value) });
+  }
+  for (const field of VIEW_FIELDS) {
+    const value = getPath(channel, field.path);
+    if (typeof value === 'string' && value) rows.push({ label: field.label, value });
+  }
+  rows.push({
+    label: 'Webhook',
+    value: channel.webhook ? <span className="mono">{channel.webhook.url}</span> : <span className="muted">none (set one in the Webhook tab)</span>,
+  });
+  const urls = PLATFORM_URLS.map((u) => ({ ...u, value: getPath(channel, u.path) })).filter(
+    (u): u is { path: string; label: string; value: string } => typeof u.value === 'string',
+  );
+
   return (
-    <div>
-      <p>Channel {channel.name}</p>
-    </div>
+    <>
+      <div className="section">
+        <div className="page-header">
+          <h2>Channel</h2>
+          <div className="page-actions">
+            <ButtonLink href={editChannelPath(channel.id)}>Edit channel</ButtonLink>
+            <DeleteChannel channel={channel} />
+          </div>
+        </div>
+        <dl className="dl">
+          {rows.map((row) => (
+            <div key={row.label} className="dl-row">
+              <dt>{row.label}</dt>
+              <dd>{row.value}</dd>
+            </div>
+          ))}
+        </dl>
+      </div>
+      {channel.type === 'rbm' ? <RbmAgent channel={channel} reload={reload} /> : null}
+      {urls.length > 0 ? (
+        <div className="section">
+          <h2>URLs for the platform</h2>
+          {urls.map((u, i) => (
+            <div key={u.path} className="field">
+              <span className="field-label" id={`platform-url-${i}`}>
+                {u.label}
+              </span>
+              <div className="secret-box">
+                <code id={`platform-url-value-${i}`} aria-labelledby={`platform-url-${i}`}>
+                  {u.value}
+                </code>
+                <CopyButton value={u.value} label="Copy URL" fallbackTargetId={`platform-url-value-${i}`} />
+              </div>
+            </div>
+          ))}
+        </div>
+      ) : null}
+    </>
   );
 }

@@ -10,10 +10,9 @@ import { ErrorMessage, Link, Loading, useLoad } from '../ui';
 import type { ChannelPageProps, ChannelRoute } from './channel-route';
 import { ChannelDetails } from './details';
 import { shortTypeLabel } from './labels';
+import { channelPath } from './paths';
 
-export function channelPath(id: string, tab?: string): string {
-  return `${APP_BASE}/channels/${encodeURIComponent(id)}${tab ? `/${tab}` : ''}`;
-}
+export { channelPath } from './paths';
 
 function tabOf(route: ChannelRoute): string {
   if (route.tab) return route.tab;

@@ -1,0 +1,153 @@
+// The fields of each channel type's own object, as Create and Update Channel take them. Paths
+// are the request's JSON paths, which are also the `field` of the API's 422 answers.
+import type { ChannelType } from '../types';
+
+export interface FieldSpec {
+  /** JSON path in the request body, e.g. 'provider.sender_id'. */
+  path: string;
+  label: string;
+  kind: 'text' | 'secret' | 'email' | 'integer' | 'select';
+  required?: boolean;
+  description?: string;
+  options?: { id: string; label: string }[];
+  /** Where the Channel object shows the current value, when not at `path` (rbm region). */
+  viewPaths?: string[];
+  placeholder?: string;
+}
+
+export interface TypeSpec {
+  modes: string[];
+  /** Fixed values of the type object (the provider's type). */
+  fixed?: Record<string, string>;
+  fields: FieldSpec[];
+  /** One sentence on what the type needs, shown above its fields. */
+  intro: string;
+}
+
+export const RBM_REGIONS = [
+  { id: 'north_america', label: 'North America' },
+  { id: 'europe', label: 'Europe' },
+  { id: 'asia_pacific', label: 'Asia Pacific' },
+];
+
+export const TYPE_SPECS: Record<ChannelType, TypeSpec> = {
+  service_chat: {
+    modes: ['production'],
+    fields: [],
+    intro: 'A web chat on your own site: after creating it, whitelist your domains in its Settings tab and paste the one-tag snippet into your pages.',
+  },
+  socialnet_chat: {
+    modes: ['production'],
+    intro: 'Connects one page of the social network. Sending and receiving work only while the page is connected.',
+    fields: [
+      { path: 'socialnet_page.id', label: 'Page id', kind: 'text', required: true, description: "The page's id on the social network." },
+      {
+        path: 'socialnet_page.access_token',
+        label: 'Page access token',
+        kind: 'secret',
+        required: true,
+        description: 'A short- or long-lived page token; the service keeps a long-lived one.',
+      },
+    ],
+  },
+  mobile: {
+    modes: ['production', 'test'],
+    fixed: { 'provider.type': 'smsprovider' },
+    intro: 'SMS through the SMS provider. In test mode messages are stored and echoed but never sent.',
+    fields: [
+      {
+        path: 'provider.sender_id',
+        label: 'Sender id',
+        kind: 'text',
+        required: true,
+        description: 'Your registered phone number, or any name when you send from a shared number.',
+        placeholder: '+12025550143',
+      },
+      { path: 'provider.access_token', label: 'Provider access token', kind: 'secret', required: true },
+      {
+        path: 'provider.signing_key',
+        label: 'Signing key',
+        kind: 'secret',
+        required: true,
+        description: "Verifies that the provider's calls to this service are genuine.",
+      },
+      { path: 'provider.send_rate', label: 'Messages per second', kind: 'integer', description: "Optional, 1 to 1000; the type's own rate when empty." },
+    ],
+  },
+  rbm: {
+    modes: ['production', 'test'],
+    intro: 'RCS business messaging through an agent. After creating the channel, ask the service to register the agent with the RCS platform.',
+    fields: [
+      { path: 'rbm.agent_name', label: 'Agent name', kind: 'text', required: true, description: 'Shown to end users.' },
+      {
+        path: 'region',
+        label: 'Region',
+        kind: 'select',
+        options: RBM_REGIONS,
+        viewPaths: ['rbm.region', 'region'],
+        description: 'Where the agent is registered.',
+      },
+    ],
+  },
+  appmsg: {
+    modes: ['production'],
+    intro: 'Messaging through the app platform with an access token.',
+    fields: [{ path: 'appmsg.access_token', label: 'Access token', kind: 'secret', required: true }],
+  },
+  appmsg_business_messages: {
+    modes: ['production', 'test', 'shared'],
+    intro: 'Business messages through the app platform. Shared mode sends under a common sender identity, free of charge and limited in number.',
+    fields: [
+      { path: 'appmsg_business_messages.sender_id', label: 'Sender id', kind: 'text', required: true },
+      {
+        path: 'appmsg_business_messages.default_message_ttl',
+        label: 'Default message lifetime (seconds)',
+        kind: 'integer',
+        description: 'Optional, 30 to 1209600 (14 days).',
+      },
+    ],
+  },
+  botmsg: {
+    modes: ['production'],
+    intro: "A bot of the bot messaging platform: paste the bot's token; its name and username are read from the platform.",
+    fields: [{ path: 'botmsg.access_token', label: 'Bot token', kind: 'secret', required: true }],
+  },
+  email: {
+    modes: ['production'],
+    fixed: { 'provider.type': 'mailprovider' },
+    intro: 'E-mail through the mail provider (alpha: the structure may change).',
+    fields: [
+      { path: 'provider.access_token', label: 'Provider API key', kind: 'secret', required: true },
+      { path: 'provider.sender.email', label: 'Sender address', kind: 'email', required: true, placeholder: 'support@example.com' },
+      { path: 'provider.sender.name', label: 'Sender name', kind: 'text', required: true, placeholder: 'Example Support' },
+    ],
+  },
+};
+
+export const MODE_LABELS: Record<string, string> = {
+  production: 'Production: messages are sent',
+  test: 'Test: accepted and stored, never sent, no cost',
+  shared: 'Shared: common sender identity, free, limited',
+};
+
+/** The value at a dotted path of an object. */
+export function getPath(value: unknown, path: string): unknown {
+  let at: unknown = value;
+  for (const key of path.split('.')) {
+    if (at === null || typeof at !== 'object') return undefined;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return at;
+}
+
+/** Sets a dotted path, creating the objects on the way. */
+export function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split('.');
+  let at = target;
+  for (const key of keys.slice(0, -1)) {
+    const next = at[key];
+    if (next === null || typeof next !== 'object') at[key] = {};
+    at = at[key] as Record<string, unknown>;
+  }
+  at[keys[keys.length - 1] as string] = value;
+}
