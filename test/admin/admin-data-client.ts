@@ -1,0 +1,61 @@
+/**
+ * A signed-in administration app user for the data route tests: a user made through the user
+ * service, signed in over HTTP, then every request with the session cookie and the CSRF token.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import type { ApiResponse } from '../helpers/api-client.js';
+import type { TestServer } from '../helpers/runtime.js';
+
+/** Cheap hashing for tests (ADMIN_PASSWORD_COST takes 10 at least). */
+export const ADMIN_TEST_ENV = { ADMIN_PASSWORD_COST: '10' };
+
+export class AdminClient {
+  constructor(
+    readonly origin: string,
+    private readonly cookie: string,
+    readonly csrf: string,
+  ) {}
+
+  async request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> {
+    const h: Record<string, string> = { cookie: this.cookie, ...headers };
+    if (method !== 'GET' && method !== 'HEAD' && !('x-csrf-token' in h)) h['x-csrf-token'] = this.csrf;
+    if (body !== undefined) h['content-type'] = 'application/json';
+    const res = await fetch(`${this.origin}/admin/api${path}`, { method, headers: h, body: body === undefined ? null : JSON.stringify(body) });
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = text.length > 0 ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, headers: res.headers, body: parsed as any, text };
+  }
+
+  get(path: string) {
+    return this.request('GET', path);
+  }
+  post(path: string, body?: unknown) {
+    return this.request('POST', path, body);
+  }
+  delete(path: string) {
+    return this.request('DELETE', path);
+  }
+}
+
+/** A user of `accountId` with `role`, signed in. */
+export async function signedIn(s: TestServer, accountId: number, role: 'owner' | 'member'): Promise<AdminClient> {
+  const email = `${role}-${randomBytes(4).toString('hex')}@example.com`;
+  const password = `pw-${randomBytes(8).toString('hex')}`;
+  await s.runtime.services.users.createUser({ accountId, email, role, password });
+  const res = await fetch(`${s.origin}/admin/api/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  const text = await res.text();
+  assert.equal(res.status, 200, text);
+  const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0];
+  assert.ok(cookie?.startsWith('parley_session='), 'a session cookie');
+  return new AdminClient(s.origin, cookie, JSON.parse(text).csrf_token);
+}
