@@ -1,4 +1,5 @@
 import type { Insertable, Kysely } from 'kysely';
+import { translatePostgresError, translateSqliteError } from '../errors.js';
 import type { AccountsTable, AdminSessionsTable, AdminSetupTokensTable, AdminUsersTable, Database } from '../schema.js';
 
 export type AdminUserRow = AdminUsersTable;
@@ -15,8 +16,14 @@ export interface SessionWithUser {
 export class AdminUsersRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
+  /** Rejects with UniqueViolation when the e-mail is taken (in any letter case). */
   async insert(row: AdminUserRow): Promise<void> {
-    await this.db.insertInto('admin_users').values(row).execute();
+    try {
+      await this.db.insertInto('admin_users').values(row).execute();
+    } catch (error) {
+      // Each translation leaves the other driver's errors as they are.
+      throw translatePostgresError(translateSqliteError(error));
+    }
   }
 
   async get(id: number): Promise<AdminUserRow | undefined> {
@@ -45,7 +52,7 @@ export class AdminUsersRepo {
     return Number(row.n);
   }
 
-  async setPassword(id: number, hash: string, mustChange: boolean): Promise<boolean> {
+  async setPassword(id: number, hash: string | null, mustChange: boolean): Promise<boolean> {
     const result = await this.db
       .updateTable('admin_users')
       .set({ password_hash: hash, must_change_password: mustChange ? 1 : 0 })
@@ -189,11 +196,11 @@ export class AdminSetupTokensRepo {
 export class SignInFailuresRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async record(id: number, keys: readonly string[], at: number): Promise<void> {
-    if (keys.length === 0) return;
+  async record(entries: ReadonlyArray<{ id: number; key: string }>, at: number): Promise<void> {
+    if (entries.length === 0) return;
     await this.db
       .insertInto('admin_sign_in_failures')
-      .values(keys.map((key, i) => ({ id: id + i, key, at })))
+      .values(entries.map(({ id, key }) => ({ id, key, at })))
       .execute();
   }
 
