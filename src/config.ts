@@ -61,6 +61,11 @@ export const ConfigSchema = Type.Object({
   /** The stand-ins take seven consecutive ports (sandbox/registry.ts). */
   SANDBOX_PORT_BASE: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 - 6 })),
   NLP_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  ADMIN_EMAIL: Type.Optional(Type.String({ pattern: '^[^\\s@]+@[^\\s@]+$', maxLength: 254 })),
+  /** log2 of scrypt's N for administration passwords; low values are for tests only. */
+  ADMIN_PASSWORD_COST: Type.Optional(Type.Integer({ minimum: 10, maximum: 20 })),
+  TRUSTED_PROXIES: Type.Optional(Type.String()),
+  SANDBOX_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
 });
 
 export interface Config {
@@ -106,6 +111,16 @@ export interface Config {
   /** Where the local stand-ins listen (SANDBOX_PORT_BASE): a platform URL that is not set points at its stand-in. */
   sandboxPortBase: number;
   nlpUrl: string | undefined;
+  admin: {
+    /** The first owner's e-mail, made on first start. */
+    email: string;
+    /** log2 of scrypt's N (domain/users/password.ts). */
+    passwordCost: number;
+    /** Proxies whose X-Forwarded-For and X-Forwarded-Proto the administration app believes. */
+    trustedProxies: string[];
+  };
+  /** The platform stand-ins' base URL (`npm run sandbox`), for the app's local trial; undefined: no trial. */
+  sandboxUrl: string | undefined;
   /** The variables as read, for the settings other modules contribute (loadSettings). */
   environment: Environment;
 }
@@ -138,6 +153,13 @@ export function loadConfig(env: Environment = process.env): Config {
     checkTrustedProxies(chatTrustedProxies);
   } catch (error) {
     throw new ConfigError(`Invalid configuration: CHAT_TRUSTED_PROXIES=${JSON.stringify(c.CHAT_TRUSTED_PROXIES)} (${(error as Error).message})`);
+  }
+  // The chat's list serves the administration app too unless it has its own.
+  const trustedProxies = c.TRUSTED_PROXIES === undefined ? chatTrustedProxies : listSetting(c.TRUSTED_PROXIES);
+  try {
+    checkTrustedProxies(trustedProxies);
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration: TRUSTED_PROXIES=${JSON.stringify(c.TRUSTED_PROXIES)} (${(error as Error).message})`);
   }
   const hookConcurrency = c.WEBHOOK_CONCURRENCY ?? 64;
   const endpointConcurrency = c.WEBHOOK_ENDPOINT_CONCURRENCY ?? 16;
@@ -188,6 +210,12 @@ export function loadConfig(env: Environment = process.env): Config {
     bootstrapAccount: (c.BOOTSTRAP_ACCOUNT ?? 'true') === 'true',
     sandboxPortBase: c.SANDBOX_PORT_BASE ?? 9101,
     nlpUrl: c.NLP_URL,
+    admin: {
+      email: c.ADMIN_EMAIL ?? 'admin@localhost',
+      passwordCost: c.ADMIN_PASSWORD_COST ?? 15,
+      trustedProxies,
+    },
+    sandboxUrl: c.SANDBOX_URL?.replace(/\/+$/, ''),
     environment: { ...env },
   };
 }

@@ -52,6 +52,13 @@ import { clientAddressOf } from './lib/client-address.js';
 import { fileRoutes } from './api/routes/files.js';
 import { widgetRoutes } from './api/routes/widget.js';
 import { notificationRoutes } from './api/routes/notifications.js';
+import { adminAppRoutes, defaultAdminAppDir } from './api/routes/admin-app.js';
+import { adminRouteGroups } from './api/routes/admin/index.js';
+import { trialDrivers } from './trial/index.js';
+import { requestOrigin } from './api/admin-guard.js';
+import { SessionService } from './domain/users/sessions.js';
+import { SignInThrottle } from './domain/users/throttle.js';
+import { UserService } from './domain/users/service.js';
 
 /**
  * Jobs running at once in one process (mostly platform calls of send jobs, each waiting on the
@@ -67,6 +74,8 @@ export interface RuntimeOptions {
   connectors?: ConnectorRegistry;
   /** Extra routes mounted in the token scope (tests use it to reach failure paths). */
   extraRoutes?: RoutePlugin[];
+  /** Where the built administration app is (default dist/web/admin; tests give their own). */
+  adminAppDir?: string;
 }
 
 export interface Runtime {
@@ -153,6 +162,18 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     },
   });
   let wakeJobs: () => void = () => undefined;
+  // The administration app's users: sessions, the sign-in throttle, setup links at {origin}/admin/setup.
+  const adminOrigin = new URL(config.publicUrl).origin;
+  const sessions = new SessionService({ store, clock });
+  const users = new UserService({
+    store,
+    ids,
+    clock,
+    sessions,
+    throttle: new SignInThrottle({ store, clock, ids }),
+    passwordCost: config.admin.passwordCost,
+    setupUrl: `${adminOrigin}/admin/setup`,
+  });
   const services: Services = {
     store,
     accounts,
@@ -163,7 +184,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     messages,
     contacts,
     settings: new SettingsService({ store, clock, box, connectors, onChanged: (id) => channels.onChange.forEach((listener) => listener(id)) }),
+    sessions,
+    users,
   };
+  const origin = requestOrigin(config.admin.trustedProxies);
 
   // Webhooks: the attempt log and redelivery in the API; the webhook worker in startWorkers().
   const webhooks = new WebhookDeliveryService({ store, clock, wake: () => services.outbox.wake() });
@@ -203,12 +227,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     bodyLimitBytes: config.bodyLimitBytes,
     tls: config.tls,
     guard: services,
+    admin: { sessions: services.sessions, rateLimiter: services.rateLimiter, trustedProxies: config.admin.trustedProxies, publicOrigin: adminOrigin },
     routes: {
       public: [
         routeGroup(healthRoutes, { store }),
         routeGroup(fileRoutes, { files: storedFiles }),
         routeGroup(widgetRoutes, {}),
         routeGroup(inboundRoutes, { inbound }),
+        routeGroup(adminAppRoutes, { dir: options.adminAppDir ?? defaultAdminAppDir() }),
       ],
       token: [
         routeGroup(channelRoutes, { channels, baseUrl }),
@@ -220,6 +246,25 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         routeGroup(notificationRoutes, { notifications }),
         ...(options.extraRoutes ?? []).map((plugin) => routeGroup(plugin, {})),
       ],
+      admin: adminRouteGroups({
+        users: services.users,
+        sessions: services.sessions,
+        accounts,
+        channels,
+        webhooks,
+        rateLimiter: services.rateLimiter,
+        store,
+        clock,
+        origin,
+        sandboxUrl: config.sandboxUrl ?? null,
+        outbox: services.outbox,
+        baseUrl,
+        // The stand-ins answer at the platform URLs the connectors use (the sandbox's by default).
+        trialDrivers: trialDrivers(
+          { socialnet_chat: connectorSettings.socialnet_chat.apiUrl, botmsg: connectorSettings.botmsg.apiUrl, mobile: connectorSettings.smsprovider.apiUrl },
+          connectorSettings.platforms.timeoutMs,
+        ),
+      }),
     },
   });
   const stoppers: Array<() => Promise<void>> = [];

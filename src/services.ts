@@ -6,6 +6,8 @@ import type { Outbox } from './domain/events/outbox.js';
 import type { SettingsService } from './domain/settings/service.js';
 import type { MessageService } from './domain/messages/service.js';
 import type { ContactService } from './domain/contacts/service.js';
+import type { SessionService } from './domain/users/sessions.js';
+import type { UserService } from './domain/users/service.js';
 
 /** The domain services, built once by the runtime, which hands the HTTP route groups and the workers what they need. */
 export interface Services {
@@ -18,4 +20,7 @@ export interface Services {
   settings: SettingsService;
   messages: MessageService;
   contacts: ContactService;
+  /** The administration app's sessions and users. */
+  sessions: SessionService;
+  users: UserService;
 }

@@ -10,6 +10,7 @@ import { RouteTable } from './route-table.js';
 import { registerOpenApi } from './openapi.js';
 import { registerScopes, type ScopedRoutes } from './scopes.js';
 import type { GuardDeps } from './token-guard.js';
+import type { AdminGuardDeps } from './admin-guard.js';
 import { routeGroup } from './route-group.js';
 import { docsRoutes } from './routes/docs.js';
 import './context.js';
@@ -32,6 +33,8 @@ export interface AppOptions {
   logger: Logger;
   /** What the token scope's guard needs: the accounts, the hourly quota, the concurrency cap. */
   guard: GuardDeps;
+  /** What the admin scope's guard needs: the sessions, the hourly quota, the trusted proxies. */
+  admin: AdminGuardDeps;
   /** The route groups of each scope, with their dependencies (the runtime builds them). */
   routes: ScopedRoutes;
   baseUrl: string;
@@ -98,8 +101,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerOpenApi(app, baseUrl);
   await registerScopes(
     app,
-    { public: [routeGroup(docsRoutes, {}), ...options.routes.public], token: options.routes.token },
-    { guard: options.guard, table: routes },
+    { public: [routeGroup(docsRoutes, {}), ...options.routes.public], token: options.routes.token, admin: options.routes.admin },
+    { guard: options.guard, table: routes, admin: options.admin },
   );
   return app;
 }

@@ -56,6 +56,8 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string): Pr
       security: [{ bearer: [] }, { query: [] }],
     },
     transform: ({ schema, url }) => {
+      // The administration app's API (the token groups mounted again under /admin/api) is not part of the document.
+      if (url === '/admin' || url.startsWith('/admin/')) return { schema: { hide: true } as never, url };
       const s = { ...(schema as Json) };
       const security = s.security;
       const body = (s['x-body'] ?? s.body) as TSchema | undefined;

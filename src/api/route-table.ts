@@ -5,7 +5,7 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
 
 /** The kinds of caller, one scope each (scopes.ts). */
-export type ScopeName = 'public' | 'token';
+export type ScopeName = 'public' | 'token' | 'admin';
 
 /**
  * Every route of the app, by method and path, with the scope it is mounted in, kept beside

@@ -3,6 +3,11 @@ import { notFoundHandler } from './errors.js';
 import type { RouteGroup } from './route-group.js';
 import type { RouteTable } from './route-table.js';
 import { tokenGuard, type GuardDeps } from './token-guard.js';
+import { adminApiHeaders, adminGuard, type AdminGuardDeps } from './admin-guard.js';
+
+/** Where the admin scope's routes live: the app-only groups and the token groups mounted again. */
+export const ADMIN_API_PREFIX = '/admin/api';
+const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 /** The route groups of each kind of caller. */
 export interface ScopedRoutes {
@@ -10,6 +15,8 @@ export interface ScopedRoutes {
   public: RouteGroup[];
   /** The `/v1` API of an account. */
   token: RouteGroup[];
+  /** What only the administration app needs (session, users, tokens, usage...), under /admin/api. */
+  admin: RouteGroup[];
 }
 
 /**
@@ -26,11 +33,18 @@ export interface ScopedRoutes {
  *   without a token learns nothing of which paths exist and one with a token is counted; only a
  *   path whose every method is public is told its methods without one (405).
  *
- * The administration (a session cookie and a CSRF token, issue 14) becomes a third scope here:
- * its routes under their own prefix, its guard as that scope's onRequest hook, its own
- * not-found handler, and its name in ScopeName.
+ * - admin: the administration app's API under /admin/api: the app-only groups and every token
+ *   group a second time (`/admin/api/v1/channels`), with the same bodies, errors and tenant
+ *   rules; its guard (admin-guard.ts) sets the account from the session cookie instead of a
+ *   token, checks the CSRF token and the Origin on changes, and counts the hourly quota. A path
+ *   under /admin/api that matches no route is answered behind the same guard (401 without a
+ *   session), by a catch-all route that stays out of the route table.
  */
-export async function registerScopes(app: FastifyInstance, routes: ScopedRoutes, deps: { guard: GuardDeps; table: RouteTable }): Promise<void> {
+export async function registerScopes(
+  app: FastifyInstance,
+  routes: ScopedRoutes,
+  deps: { guard: GuardDeps; table: RouteTable; admin: AdminGuardDeps },
+): Promise<void> {
   const { table } = deps;
   const { guard, release } = tokenGuard(deps.guard);
   // Callback hooks: an async one costs a promise per request for a counter decrement.
@@ -44,7 +58,9 @@ export async function registerScopes(app: FastifyInstance, routes: ScopedRoutes,
   };
 
   await app.register(async (scope) => {
-    scope.addHook('onRoute', (route) => table.add(route, 'public'));
+    scope.addHook('onRoute', (route) => {
+      if (!route.config?.notInRouteTable) table.add(route, 'public');
+    });
     for (const group of routes.public) group.register(scope);
   });
 
@@ -71,5 +87,27 @@ export async function registerScopes(app: FastifyInstance, routes: ScopedRoutes,
       unmatched.setNotFoundHandler(notFoundHandler(table));
     },
     { prefix: '/v1' },
+  );
+
+  const unmatchedAdmin = notFoundHandler(table);
+  await app.register(
+    async (scope) => {
+      scope.addHook('onRoute', (route) => {
+        if (!route.config?.notInRouteTable) table.add(route, 'admin');
+      });
+      scope.addHook('onRequest', adminApiHeaders);
+      scope.addHook('onRequest', adminGuard(deps.admin));
+      for (const group of [...routes.admin, ...routes.token]) group.register(scope);
+      for (const url of ['/', '/*']) {
+        scope.route({
+          method: [...ALL_METHODS],
+          url,
+          schema: { hide: true },
+          config: { notInRouteTable: true },
+          handler: (request, reply) => unmatchedAdmin(request, reply),
+        });
+      }
+    },
+    { prefix: ADMIN_API_PREFIX },
   );
 }

@@ -1,0 +1,43 @@
+import { Type } from '@sinclair/typebox';
+import { IdString, Timestamp } from '../../../schemas/common.js';
+
+/** Bodies and answers of the administration app's own routes (documentation and request checks). */
+export const AdminUserView = Type.Object({
+  id: IdString,
+  email: Type.String(),
+  role: Type.Union([Type.Literal('owner'), Type.Literal('member')]),
+  created_at: Timestamp,
+  must_change_password: Type.Boolean(),
+});
+
+export const AdminAccountView = Type.Object({ id: IdString, name: Type.String(), plan: Type.String() });
+
+export const SessionView = Type.Object({ user: AdminUserView, account: AdminAccountView, csrf_token: Type.String() });
+
+export const SignInBody = Type.Object({
+  email: Type.String({ maxLength: 1000 }),
+  password: Type.String({ maxLength: 4096 }),
+});
+
+export const SetupBody = Type.Object({
+  token: Type.String({ maxLength: 1000 }),
+  password: Type.String({ maxLength: 4096 }),
+});
+
+export const PasswordChangeBody = Type.Object({
+  current_password: Type.String({ maxLength: 4096 }),
+  new_password: Type.String({ maxLength: 4096 }),
+});
+
+export const CreateUserBody = Type.Object({
+  email: Type.String({ maxLength: 1000 }),
+  role: Type.Union([Type.Literal('owner'), Type.Literal('member')]),
+  password: Type.Optional(Type.String({ maxLength: 4096 })),
+});
+
+/** A new user; `setup_link` only when no password was given (the link is shown this once). */
+export const CreatedUserView = Type.Composite([AdminUserView, Type.Object({ setup_link: Type.Optional(Type.String()) })]);
+
+export const UserList = Type.Object({ data: Type.Array(AdminUserView) });
+
+export const UserParams = Type.Object({ id: Type.String() });

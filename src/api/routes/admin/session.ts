@@ -1,0 +1,74 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { UserService, SignedIn } from '../../../domain/users/service.js';
+import { SignInThrottled } from '../../../domain/users/service.js';
+import type { SessionService } from '../../../domain/users/sessions.js';
+import { accountJson, userJson } from '../../../domain/users/views.js';
+import type { Clock } from '../../../lib/clock.js';
+import { ErrorBody } from '../../../schemas/common.js';
+import { sessionCookie, type RequestOrigin } from '../../admin-guard.js';
+import { adminSessionOf } from '../../context.js';
+import type { RoutePlugin } from '../../route-group.js';
+import { PasswordChangeBody, SessionView, SetupBody, SignInBody } from './schemas.js';
+
+export interface SessionRouteDeps {
+  users: UserService;
+  sessions: SessionService;
+  origin: RequestOrigin;
+  clock: Clock;
+}
+
+/**
+ * Sign-in, the current session, sign-out, password change and the one-time setup link. Sign-in
+ * and setup need no session (only a same-site Origin); the rest run behind the admin guard.
+ */
+export const sessionRoutes: RoutePlugin<SessionRouteDeps> = async (app, deps) => {
+  const started = (request: FastifyRequest, reply: FastifyReply, done: SignedIn) => {
+    const maxAge = (done.session.expiresAt - deps.clock.now()) / 1000;
+    void reply.header('Set-Cookie', sessionCookie(done.session.id, maxAge, deps.origin.isHttps(request)));
+    return { user: userJson(done.user), account: accountJson(done.account), csrf_token: done.session.csrfToken };
+  };
+
+  app.post(
+    '/session',
+    {
+      config: { adminSession: 'none' },
+      schema: { hide: true, body: SignInBody, 'x-response': { 200: SessionView, 401: ErrorBody, 429: ErrorBody } },
+    },
+    async (request, reply) => {
+      try {
+        const done = await deps.users.signIn(request.body.email, request.body.password, deps.origin.clientAddress(request));
+        return started(request, reply, done);
+      } catch (error) {
+        if (error instanceof SignInThrottled) void reply.header('Retry-After', String(error.retryAfterSeconds));
+        throw error;
+      }
+    },
+  );
+
+  app.get('/session', { schema: { hide: true, 'x-response': { 200: SessionView, 401: ErrorBody } } }, async (request) => {
+    const session = adminSessionOf(request);
+    return { user: userJson(session.user), account: accountJson(session.account), csrf_token: session.csrfToken };
+  });
+
+  app.delete('/session', { schema: { hide: true } }, async (request, reply) => {
+    await deps.sessions.end(adminSessionOf(request).idHash);
+    return reply
+      .code(204)
+      .header('Set-Cookie', sessionCookie('', 0, deps.origin.isHttps(request)))
+      .send();
+  });
+
+  app.post('/session/password', { schema: { hide: true, body: PasswordChangeBody, 'x-response': { 422: ErrorBody } } }, async (request, reply) => {
+    await deps.users.changePassword(adminSessionOf(request), request.body.current_password, request.body.new_password);
+    return reply.code(204).send();
+  });
+
+  app.post(
+    '/setup',
+    {
+      config: { adminSession: 'none' },
+      schema: { hide: true, body: SetupBody, 'x-response': { 200: SessionView, 422: ErrorBody } },
+    },
+    async (request, reply) => started(request, reply, await deps.users.setUp(request.body.token, request.body.password)),
+  );
+};

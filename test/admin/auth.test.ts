@@ -1,0 +1,458 @@
+import { after, before, describe, test as plainTest } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { dialects } from '../helpers/databases.js';
+import { startTestServer, type TestServer } from '../helpers/runtime.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import { AdminClient } from './auth-client.js';
+
+const PASSWORD = 'correct horse battery';
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; frame-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
+
+/** A stand-in for `npm run build`'s output: an index page, a hashed asset, a top-level file. */
+function fakeBuild(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-admin-app-'));
+  mkdirSync(join(dir, 'assets'));
+  writeFileSync(
+    join(dir, 'index.html'),
+    '<!doctype html><title>Parley administration</title><script type="module" src="/admin/assets/app-3f2a9c.js"></script>',
+  );
+  writeFileSync(join(dir, 'assets', 'app-3f2a9c.js'), 'console.log("app");');
+  writeFileSync(join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+  return dir;
+}
+
+function assertSecurityHeaders(headers: Headers, what: string): void {
+  assert.equal(headers.get('content-security-policy'), CSP, what);
+  assert.equal(headers.get('x-frame-options'), 'DENY', what);
+  assert.equal(headers.get('x-content-type-options'), 'nosniff', what);
+  assert.equal(headers.get('referrer-policy'), 'same-origin', what);
+}
+
+function assertErrorBody(body: any, status: number, message: string | RegExp, field?: string): void {
+  assert.equal(body?.status?.code, String(status), JSON.stringify(body));
+  const first = body.errors[0];
+  if (typeof message === 'string') assert.equal(first.message, message);
+  else assert.match(first.message, message);
+  if (field !== undefined) assert.equal(first.field, field);
+}
+
+for (const { dialect, skip, test } of await dialects()) {
+  describe(`administration sign-in and the admin scope (${dialect})`, { skip }, () => {
+    const clock = new ManualClock(Date.UTC(2026, 5, 1, 9, 0, 0));
+    const appDir = fakeBuild();
+    let server: TestServer;
+    let addresses = 0;
+    /** Each test signs in from its own address, so the address throttle of one does not reach another. */
+    const browser = () => new AdminClient(server.origin, `198.51.100.${++addresses}`);
+    const addUser = async (email: string, role: 'owner' | 'member' = 'owner', accountId = server.accountId) => {
+      const made = await server.runtime.services.users.createUser({ accountId, email, role, password: PASSWORD });
+      return made.user;
+    };
+    const signedIn = async (email: string, role: 'owner' | 'member' = 'owner', accountId = server.accountId) => {
+      const user = await addUser(email, role, accountId);
+      const client = browser();
+      const res = await client.signIn(email, PASSWORD);
+      assert.equal(res.status, 200, res.text);
+      return { client, user };
+    };
+
+    before(async () => {
+      server = await startTestServer(dialect, { clock, adminAppDir: appDir, env: { ADMIN_PASSWORD_COST: '10', TRUSTED_PROXIES: 'loopback' } });
+    });
+    after(async () => {
+      await server?.close();
+      rmSync(appDir, { recursive: true, force: true });
+    });
+
+    test('sign-in answers the user, the account and a CSRF token, and sets a strict session cookie', async () => {
+      await addUser('Owner@Example.com');
+      const client = browser();
+      const res = await client.signIn('  owner@EXAMPLE.com ', PASSWORD);
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.user.email, 'Owner@Example.com');
+      assert.equal(res.body.user.role, 'owner');
+      assert.equal(res.body.user.must_change_password, true, 'a password someone else chose must be changed');
+      assert.match(res.body.user.id, /^[1-9][0-9]*$/);
+      assert.equal(res.body.user.created_at, new Date(clock.now()).toISOString());
+      assert.deepEqual(res.body.account, { id: String(server.accountId), name: 'test', plan: 'enterprise' });
+      assert.match(res.body.csrf_token, /^[A-Za-z0-9_-]{43}$/);
+      const cookie = client.lastSetCookie ?? '';
+      assert.match(cookie, /^parley_session=[A-Za-z0-9_-]{43}; /);
+      for (const flag of ['HttpOnly', 'SameSite=Strict', 'Path=/admin', 'Max-Age=604800']) assert.ok(cookie.split('; ').includes(flag), `${flag} in ${cookie}`);
+      assert.ok(!cookie.includes('Secure'), 'not Secure over plain HTTP');
+      assertSecurityHeaders(res.headers, 'sign-in');
+      assert.equal(res.headers.get('cache-control'), 'no-store');
+
+      const current = await client.get('/admin/api/session');
+      assert.equal(current.status, 200);
+      assert.deepEqual(current.body, res.body);
+    });
+
+    test('a wrong password and an unknown e-mail get the same 401', async () => {
+      await addUser('known@example.com');
+      const wrong = await browser().signIn('known@example.com', 'not the password at all');
+      const unknown = await browser().signIn('nobody@example.com', PASSWORD);
+      for (const res of [wrong, unknown]) {
+        assert.equal(res.status, 401);
+        assertErrorBody(res.body, 401, 'Wrong email or password.');
+        assert.equal(res.headers.get('set-cookie'), null);
+      }
+      const missing = await browser().post('/admin/api/session', { email: 'known@example.com' });
+      assert.equal(missing.status, 422);
+      assert.equal(missing.body.errors[0].field, 'password');
+    });
+
+    test('the session cookie is Secure when a trusted proxy says the request came over HTTPS', async () => {
+      await addUser('secure@example.com');
+      const client = browser();
+      const res = await client.post('/admin/api/session', { email: 'secure@example.com', password: PASSWORD }, { 'x-forwarded-proto': 'https' });
+      assert.equal(res.status, 200);
+      assert.ok((client.lastSetCookie ?? '').split('; ').includes('Secure'), client.lastSetCookie ?? '');
+    });
+
+    test('without a session the admin API answers 401, also on paths that do not exist', async () => {
+      const client = browser();
+      for (const path of ['/admin/api/session', '/admin/api/v1/channels', '/admin/api/users', '/admin/api/no/such/thing', '/admin/api']) {
+        const res = await client.get(path);
+        assert.equal(res.status, 401, path);
+        assertErrorBody(res.body, 401, /^Sign in first/);
+        assertSecurityHeaders(res.headers, path);
+      }
+      const forged = await client.get('/admin/api/v1/channels', { cookie: 'parley_session=bm90LWEtc2Vzc2lvbg' });
+      assert.equal(forged.status, 401);
+      const token = await client.get('/admin/api/v1/channels', { authorization: `Bearer ${server.token}` });
+      assert.equal(token.status, 401, 'an API token is not a session');
+    });
+
+    test('with a session, unknown admin paths are 404 and wrong methods 405', async () => {
+      const { client } = await signedIn('paths@example.com');
+      const missing = await client.get('/admin/api/no/such/thing');
+      assert.equal(missing.status, 404);
+      assertErrorBody(missing.body, 404, 'Resource /admin/api/no/such/thing not found.');
+      const method = await client.request('PUT', '/admin/api/session', {});
+      assert.equal(method.status, 405);
+      assert.equal(method.headers.get('allow'), 'GET, POST, DELETE');
+    });
+
+    test('a change without the CSRF token, or with a wrong one, is refused with 403', async () => {
+      const { client } = await signedIn('csrf@example.com');
+      const body = { type: 'service_chat', name: 'Site chat' };
+      const none = await client.post('/admin/api/v1/channels', body, { 'x-csrf-token': null });
+      assert.equal(none.status, 403);
+      assertErrorBody(none.body, 403, 'Missing or wrong CSRF token.');
+      const wrong = await client.post('/admin/api/v1/channels', body, { 'x-csrf-token': `${client.csrf}x` });
+      assert.equal(wrong.status, 403);
+      assertErrorBody(wrong.body, 403, 'Missing or wrong CSRF token.');
+      const logout = await client.delete('/admin/api/session', { 'x-csrf-token': null });
+      assert.equal(logout.status, 403, 'sign-out is a change too');
+      assert.equal((await client.get('/admin/api/v1/channels')).body.length, 0, 'nothing was made');
+
+      const made = await client.post('/admin/api/v1/channels', body);
+      assert.equal(made.status, 201, made.text);
+      assert.equal(made.body.name, 'Site chat');
+      const listed = await client.get('/admin/api/v1/channels');
+      assert.deepEqual(
+        listed.body.map((c: { id: string }) => c.id),
+        [made.body.id],
+      );
+    });
+
+    test('a change from another site is refused even with the right CSRF token; sign-in too', async () => {
+      const { client } = await signedIn('origin@example.com');
+      const body = { type: 'service_chat', name: 'Chat' };
+      const crossSite: Array<Record<string, string>> = [{ origin: 'https://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }];
+      for (const headers of crossSite) {
+        const res = await client.post('/admin/api/v1/channels', body, headers);
+        assert.equal(res.status, 403, JSON.stringify(headers));
+        assertErrorBody(res.body, 403, 'Cross-site request refused.');
+      }
+      const same = await client.post('/admin/api/v1/channels', body, { origin: server.origin, 'sec-fetch-site': 'same-origin' });
+      assert.equal(same.status, 201, same.text);
+      const read = await client.get('/admin/api/v1/channels', { origin: 'https://evil.example' });
+      assert.equal(read.status, 200, 'reads are not changes (the cookie is SameSite=Strict)');
+
+      await addUser('login-csrf@example.com');
+      const signIn = await browser().post('/admin/api/session', { email: 'login-csrf@example.com', password: PASSWORD }, { origin: 'https://evil.example' });
+      assert.equal(signIn.status, 403);
+      assert.equal(signIn.headers.get('set-cookie'), null);
+    });
+
+    test('a session ends after 12 idle hours, and 7 days after sign-in however busy', async () => {
+      const { client } = await signedIn('idle@example.com');
+      clock.advance(11 * HOUR);
+      assert.equal((await client.get('/admin/api/session')).status, 200, 'used within 12 hours');
+      clock.advance(11 * HOUR);
+      assert.equal((await client.get('/admin/api/session')).status, 200, 'the last use moved the idle end');
+      clock.advance(12 * HOUR);
+      assert.equal((await client.get('/admin/api/session')).status, 401, '12 hours idle');
+
+      const busy = (await signedIn('busy@example.com')).client;
+      for (let elapsed = 0; elapsed + 11 * HOUR < 7 * 24 * HOUR; elapsed += 11 * HOUR) {
+        assert.equal((await busy.get('/admin/api/session')).status, 200, `after ${elapsed / HOUR} hours`);
+        clock.advance(11 * HOUR);
+      }
+      clock.advance(11 * HOUR);
+      assert.equal((await busy.get('/admin/api/session')).status, 401, 'past 7 days');
+    });
+
+    test('sign-out ends the session and clears the cookie', async () => {
+      const { client } = await signedIn('logout@example.com');
+      const cookie = client.cookie;
+      const res = await client.delete('/admin/api/session');
+      assert.equal(res.status, 204);
+      assert.match(client.lastSetCookie ?? '', /^parley_session=; .*Max-Age=0/);
+      assert.equal(client.cookie, null);
+      const reuse = await client.get('/admin/api/session', { cookie: `parley_session=${cookie}` });
+      assert.equal(reuse.status, 401, 'the old cookie no longer works');
+    });
+
+    test('a password change checks both passwords and ends the other sessions', async () => {
+      const { client } = await signedIn('change@example.com');
+      const other = browser();
+      assert.equal((await other.signIn('change@example.com', PASSWORD)).status, 200);
+
+      const wrong = await client.post('/admin/api/session/password', { current_password: 'not it at all', new_password: 'a brand new secret' });
+      assert.equal(wrong.status, 422);
+      assert.equal(wrong.body.errors[0].field, 'current_password');
+      const short = await client.post('/admin/api/session/password', { current_password: PASSWORD, new_password: 'short' });
+      assert.equal(short.status, 422);
+      assert.equal(short.body.errors[0].field, 'new_password');
+      assert.ok(!short.text.includes(PASSWORD), 'passwords are not echoed');
+      const noCsrf = await client.post(
+        '/admin/api/session/password',
+        { current_password: PASSWORD, new_password: 'a brand new secret' },
+        { 'x-csrf-token': null },
+      );
+      assert.equal(noCsrf.status, 403);
+
+      const ok = await client.post('/admin/api/session/password', { current_password: PASSWORD, new_password: 'a brand new secret' });
+      assert.equal(ok.status, 204, ok.text);
+      assert.equal((await other.get('/admin/api/session')).status, 401, 'the other session ended');
+      const mine = await client.get('/admin/api/session');
+      assert.equal(mine.status, 200, 'this session goes on');
+      assert.equal(mine.body.user.must_change_password, false);
+      assert.equal((await browser().signIn('change@example.com', PASSWORD)).status, 401);
+      assert.equal((await browser().signIn('change@example.com', 'a brand new secret')).status, 200);
+    });
+
+    test('a setup link sets the password and signs in, once, within 24 hours', async () => {
+      const { users } = server.runtime.services;
+      const made = await users.createUser({ accountId: server.accountId, email: 'setup@example.com', role: 'member' });
+      assert.ok(made.setupLink);
+      const link = new URL(made.setupLink);
+      assert.equal(link.origin + link.pathname, `${server.origin}/admin/setup`);
+      const token = link.searchParams.get('token') ?? '';
+      assert.equal((await browser().signIn('setup@example.com', '')).status, 401, 'no password before setup');
+
+      const short = await browser().post('/admin/api/setup', { token, password: 'short' });
+      assert.equal(short.status, 422);
+      assert.equal(short.body.errors[0].field, 'password');
+      const client = browser();
+      const res = await client.post('/admin/api/setup', { token, password: PASSWORD });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.user.email, 'setup@example.com');
+      assert.equal(res.body.user.must_change_password, false);
+      assert.ok(client.cookie);
+      assert.equal((await client.get('/admin/api/session')).status, 200);
+      const again = await browser().post('/admin/api/setup', { token, password: 'another long password' });
+      assert.equal(again.status, 422, 'the link works once');
+      assert.equal(again.body.errors[0].field, 'token');
+      assert.equal((await browser().signIn('setup@example.com', PASSWORD)).status, 200);
+
+      const late = await users.createUser({ accountId: server.accountId, email: 'late@example.com', role: 'member' });
+      clock.advance(24 * HOUR);
+      const expired = await browser().post('/admin/api/setup', { token: new URL(late.setupLink!).searchParams.get('token'), password: PASSWORD });
+      assert.equal(expired.status, 422, 'expired after 24 hours');
+    });
+
+    test('ten failed sign-ins for one e-mail block it for 15 minutes, with Retry-After', async () => {
+      await addUser('target@example.com');
+      for (let i = 0; i < 10; i++) {
+        // From ever new addresses: the e-mail's own count blocks it.
+        const res = await browser().signIn('TARGET@example.com', `wrong password ${i}`);
+        assert.equal(res.status, 401);
+        clock.advance(MINUTE);
+      }
+      const blocked = await browser().signIn('target@example.com', PASSWORD);
+      assert.equal(blocked.status, 429, 'blocked even with the right password');
+      assertErrorBody(blocked.body, 429, /^Too many failed sign-ins/);
+      // The first failure leaves the 15-minute window 15 - 10 = 5 minutes from now.
+      assert.equal(blocked.headers.get('retry-after'), String(5 * 60));
+      assert.equal((await signedIn('bystander@example.com')).client.cookie !== null, true, 'other e-mails are not blocked');
+      clock.advance(5 * MINUTE);
+      assert.equal((await browser().signIn('target@example.com', PASSWORD)).status, 200);
+      // Success forgets the e-mail's failures: one more failure does not block again.
+      assert.equal((await browser().signIn('target@example.com', 'wrong again entirely')).status, 401);
+      assert.equal((await browser().signIn('target@example.com', PASSWORD)).status, 200);
+    });
+
+    test('thirty failed sign-ins from one address block it for every e-mail', async () => {
+      await addUser('victim@example.com');
+      const attacker = browser();
+      for (let i = 0; i < 30; i++) {
+        const res = await attacker.signIn(`guess${i}@example.com`, 'password guess here');
+        assert.equal(res.status, 401, `try ${i}`);
+      }
+      const blocked = await attacker.signIn('victim@example.com', PASSWORD);
+      assert.equal(blocked.status, 429);
+      assert.equal(blocked.headers.get('retry-after'), String(15 * 60));
+      assert.equal((await browser().signIn('victim@example.com', PASSWORD)).status, 200, 'another address signs in');
+      clock.advance(15 * MINUTE);
+      assert.equal((await attacker.signIn('victim@example.com', PASSWORD)).status, 200, 'the window passed');
+    });
+
+    test('only owners manage users; members get 403', async () => {
+      const { client: owner, user: me } = await signedIn('boss@example.com', 'owner');
+      const { client: member } = await signedIn('staff@example.com', 'member');
+      for (const res of [
+        await member.get('/admin/api/users'),
+        await member.post('/admin/api/users', { email: 'x@example.com', role: 'member', password: PASSWORD }),
+        await member.delete(`/admin/api/users/${me.id}`),
+      ]) {
+        assert.equal(res.status, 403);
+        assertErrorBody(res.body, 403, 'Only an owner can manage users.');
+      }
+      const made = await owner.post('/admin/api/users', { email: 'New@Example.com', role: 'member', password: PASSWORD });
+      assert.equal(made.status, 201, made.text);
+      assert.equal(made.body.role, 'member');
+      assert.equal(made.body.must_change_password, true);
+      assert.equal(made.body.setup_link, undefined);
+      const linked = await owner.post('/admin/api/users', { email: 'linked@example.com', role: 'owner' });
+      assert.equal(linked.status, 201);
+      assert.match(linked.body.setup_link, /\/admin\/setup\?token=[A-Za-z0-9_-]{43}$/);
+      const taken = await owner.post('/admin/api/users', { email: 'new@example.com', role: 'member', password: PASSWORD });
+      assert.equal(taken.status, 422);
+      assert.equal(taken.body.errors[0].field, 'email');
+      const weak = await owner.post('/admin/api/users', { email: 'weak@example.com', role: 'member', password: 'short' });
+      assert.equal(weak.status, 422);
+      assert.equal(weak.body.errors[0].field, 'password');
+      const badRole = await owner.post('/admin/api/users', { email: 'role@example.com', role: 'admin', password: PASSWORD });
+      assert.equal(badRole.status, 422);
+      assert.equal(badRole.body.errors[0].field, 'role');
+
+      const listed = await owner.get('/admin/api/users');
+      assert.equal(listed.status, 200);
+      const emails = listed.body.data.map((u: { email: string }) => u.email);
+      for (const e of ['boss@example.com', 'staff@example.com', 'New@Example.com', 'linked@example.com']) assert.ok(emails.includes(e), e);
+
+      const self = await owner.delete(`/admin/api/users/${me.id}`);
+      assert.equal(self.status, 422);
+      assertErrorBody(self.body, 422, 'You cannot remove yourself.');
+      const gone = await owner.delete(`/admin/api/users/${made.body.id}`);
+      assert.equal(gone.status, 204);
+      assert.equal((await owner.delete(`/admin/api/users/${made.body.id}`)).status, 404);
+      assert.equal((await owner.delete('/admin/api/users/not-an-id')).status, 404);
+      assert.equal((await browser().signIn('new@example.com', PASSWORD)).status, 401, 'a removed user cannot sign in');
+    });
+
+    test("another account's data never shows through the admin API", async () => {
+      const other = await server.newAccount('enterprise');
+      const theirs = await other.api.post('/v1/channels', { type: 'service_chat', name: 'Their chat' });
+      assert.equal(theirs.status, 201);
+      const { user: theirOwner } = await signedIn('their-owner@example.com', 'owner', other.accountId);
+      const { client } = await signedIn('our-owner@example.com', 'owner');
+
+      const list = await client.get('/admin/api/v1/channels');
+      assert.equal(list.status, 200);
+      assert.ok(Array.isArray(list.body) && !list.body.some((c: { id: string }) => c.id === theirs.body.id));
+      const one = await client.get(`/admin/api/v1/channels/${theirs.body.id}`);
+      assert.equal(one.status, 404);
+      const change = await client.request('PATCH', `/admin/api/v1/channels/${theirs.body.id}`, { name: 'Mine now' });
+      assert.equal(change.status, 404);
+      for (const path of [`/admin/api/v1/channels/${theirs.body.id}/contacts`, `/admin/api/v1/channels/${theirs.body.id}/settings`]) {
+        const res = await client.get(path);
+        assert.equal(res.status, 404, `${path}: ${res.text}`);
+      }
+      const users = await client.get('/admin/api/users');
+      assert.ok(!users.body.data.some((u: { id: string }) => u.id === String(theirOwner.id)));
+      assert.equal((await client.delete(`/admin/api/users/${theirOwner.id}`)).status, 404);
+      assert.equal((await other.api.get(`/v1/channels/${theirs.body.id}`)).body.name, 'Their chat');
+    });
+
+    test("admin requests count against the account's hourly quota with the token's", async () => {
+      const small = await server.newAccount('free', { hourlyLimit: 4 });
+      const { client } = await signedIn('quota@example.com', 'owner', small.accountId);
+      const first = await client.get('/admin/api/v1/channels');
+      assert.equal(first.status, 200);
+      assert.equal(first.headers.get('x-ratelimit-limit'), '4');
+      const remaining = Number(first.headers.get('x-ratelimit-remaining'));
+      const byToken = await small.api.get('/v1/channels');
+      assert.equal(Number(byToken.headers.get('x-ratelimit-remaining')), remaining - 1);
+      let last = byToken;
+      for (let i = 0; i < remaining; i++) last = await client.get('/admin/api/session');
+      assert.equal(last.status, 429);
+      assertErrorBody(last.body, 429, /exceeded maximum number of requests/);
+      assert.equal((await small.api.get('/v1/channels')).status, 429);
+    });
+
+    test('deleting an account removes its users and ends their sessions', async () => {
+      const doomed = await server.newAccount('free');
+      const { client } = await signedIn('doomed@example.com', 'owner', doomed.accountId);
+      assert.ok(await server.runtime.services.accounts.deleteAccount(doomed.accountId));
+      assert.equal((await client.get('/admin/api/session')).status, 401);
+      assert.equal((await browser().signIn('doomed@example.com', PASSWORD)).status, 401);
+    });
+
+    test('the app: index.html for client-side routes, hashed assets cached, security headers everywhere', async () => {
+      const client = browser();
+      const root = await client.get('/');
+      assert.equal(root.status, 302);
+      assert.equal(root.headers.get('location'), '/admin/');
+      const bare = await client.get('/admin');
+      assert.equal(bare.status, 302);
+      assert.equal(bare.headers.get('location'), '/admin/');
+      assertSecurityHeaders(bare.headers, '/admin');
+
+      for (const path of ['/admin/', '/admin/channels/123/webhook', '/admin/setup?token=abc']) {
+        const page = await client.get(path);
+        assert.equal(page.status, 200, path);
+        assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+        assert.match(page.text, /<title>Parley administration<\/title>/);
+        assert.equal(page.headers.get('cache-control'), 'no-cache');
+        assertSecurityHeaders(page.headers, path);
+      }
+      const asset = await client.get('/admin/assets/app-3f2a9c.js');
+      assert.equal(asset.status, 200);
+      assert.match(asset.headers.get('content-type') ?? '', /^text\/javascript/);
+      assert.equal(asset.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+      assertSecurityHeaders(asset.headers, 'asset');
+      const again = await client.get('/admin/assets/app-3f2a9c.js', { 'if-none-match': asset.headers.get('etag') ?? '' });
+      assert.equal(again.status, 304);
+      const icon = await client.get('/admin/favicon.svg');
+      assert.equal(icon.headers.get('content-type'), 'image/svg+xml');
+      const missing = await client.get('/admin/assets/app-000000.js');
+      assert.equal(missing.status, 404, 'a missing asset is not the page');
+      assertSecurityHeaders(missing.headers, 'missing asset');
+      const escape = await client.get('/admin/..%2f..%2fpackage.json');
+      assert.notEqual(escape.status, 200, escape.text.slice(0, 80));
+      const post = await client.post('/admin/channels', {});
+      assert.equal(post.status, 405);
+      assertSecurityHeaders(post.headers, 'POST to a page');
+
+      const doc = await client.get('/v1/openapi.json');
+      assert.ok(!Object.keys(doc.body.paths).some((p) => p.includes('admin')), 'the admin API is not in the API document');
+    });
+  });
+}
+
+describe('administration app not built', () => {
+  plainTest('every /admin page answers 503 saying how to build it', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'parley-admin-none-'));
+    const server = await startTestServer('sqlite', { adminAppDir: join(empty, 'missing') });
+    try {
+      const res = await new AdminClient(server.origin).get('/admin/channels');
+      assert.equal(res.status, 503);
+      assertErrorBody(res.body, 503, 'The administration app is not built: run `npm run build`.');
+      assertSecurityHeaders(res.headers, '503');
+    } finally {
+      await server.close();
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
