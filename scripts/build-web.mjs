@@ -4,7 +4,7 @@
 // administration app (web/admin, built by Vite into dist/web/admin).
 // The server builds the chat bundles in memory when it runs from source (src/api/routes/widget.ts).
 import { build } from 'esbuild';
-import { build as viteBuild } from 'vite';
+import { buildAdminApp } from './build-admin-app.mjs';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,5 +19,4 @@ await build({ ...common, entryPoints: [join(root, 'web/widget/index.ts')], forma
 await build({ ...common, entryPoints: [join(root, 'web/widget/client.ts')], format: 'esm', outfile: join(out, 'chat-client.js') });
 console.log(`web chat built into ${out}`);
 
-await viteBuild({ configFile: join(root, 'web/admin/vite.config.ts'), logLevel: 'warn' });
-console.log(`administration app built into ${join(out, 'admin')}`);
+console.log(`administration app built into ${await buildAdminApp()}`);

@@ -20,6 +20,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawn } from 'node:child_process';
 import { build } from 'esbuild';
+import { adminAppStale, buildAdminApp } from './build-admin-app.mjs';
 
 function find(dir) {
   const out = [];
@@ -59,6 +60,13 @@ const files = find('test')
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
+}
+
+// The administration app's browser tests serve the built app: build it first when it is older
+// than its sources (test/helpers/admin-browser.ts does the same when a file runs alone).
+if (files.some((f) => f.includes('admin-browser')) && adminAppStale()) {
+  console.error('building the administration app (web/admin) for its browser tests');
+  await buildAdminApp();
 }
 
 // Inside the project (.tmp/ is ignored by git), so the bundles resolve packages from its

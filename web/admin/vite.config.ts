@@ -17,6 +17,8 @@ export default defineConfig({
     // Small assets stay files: a data: URL would do under img-src, but not for fonts or scripts.
     assetsInlineLimit: 0,
     sourcemap: true,
+    // One bundle of React, React Aria and the pages, served from the same server and cached by hash.
+    chunkSizeWarningLimit: 1024,
   },
   server: {
     // Development with `npx vite web/admin`: the API and the session cookie come from a running server.

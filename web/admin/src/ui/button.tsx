@@ -12,8 +12,23 @@ export interface ButtonProps extends AriaButtonProps {
   variant?: Variant;
 }
 
-export function Button({ variant = 'secondary', className, ...props }: ButtonProps) {
-  return <AriaButton {...props} className={classes(variant, className)} />;
+/**
+ * `isPending` disables the button and marks it busy. (React Aria's own pending state announces
+ * through a live region that points at the button by id, which outlives the button when the
+ * action moves to another page and leaves an unnamed element behind.)
+ */
+export function Button({ variant = 'secondary', className, isPending, isDisabled, children, ...props }: ButtonProps) {
+  return (
+    <AriaButton
+      {...props}
+      isDisabled={isDisabled || isPending}
+      aria-busy={isPending || undefined}
+      data-pending={isPending || undefined}
+      className={classes(variant, className)}
+    >
+      {children}
+    </AriaButton>
+  );
 }
 
 export interface ButtonLinkProps extends AriaLinkProps {

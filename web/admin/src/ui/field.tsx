@@ -37,15 +37,7 @@ export function TextField({ label, description, error, multiline, rows, placehol
       isInvalid={Boolean(error)}
       validationBehavior="aria"
     >
-      <Label className="field-label">
-        {label}
-        {props.isRequired ? (
-          <span className="required" aria-hidden="true">
-            {' '}
-            *
-          </span>
-        ) : null}
-      </Label>
+      <Label className="field-label">{label}</Label>
       {multiline ? <TextArea className="input" rows={rows ?? 4} placeholder={placeholder} /> : <Input className="input" placeholder={placeholder} />}
       {description ? (
         <Text slot="description" className="field-description">

@@ -1,0 +1,191 @@
+import { describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { dialects } from '../helpers/databases.js';
+import { startTestServer, type TestServer } from '../helpers/runtime.js';
+import {
+  checkAccessibility,
+  chromiumMissing,
+  createAdminUser,
+  startAdminBrowser,
+  TEST_PASSWORD_ENV,
+  type AdminBrowser,
+  type AdminUserFixture,
+} from '../helpers/admin-browser.js';
+
+// Signing in to the administration app as a user would: by keyboard alone, with wrong
+// credentials, throttled, through a one-time setup link, with a password someone else set that
+// must be changed first, changing it from the account menu (other sessions end), and signing out.
+
+const browserSkip = chromiumMissing();
+
+for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['keyboard only'] })) {
+  describe(`Admin app sign-in in Chromium (${dialect})`, { skip: skip || browserSkip }, () => {
+    let s: TestServer;
+    let app: AdminBrowser;
+    let owner: AdminUserFixture;
+
+    before(async () => {
+      s = await startTestServer(dialect, { env: { ...TEST_PASSWORD_ENV } });
+      owner = await createAdminUser(s, s.accountId, 'owner@example.com', 'owner');
+      app = await startAdminBrowser();
+    });
+    after(async () => {
+      await app?.close();
+      await s?.close();
+    });
+
+    test('keyboard only: the app sends a visitor to sign-in, which signs in with Tab and Enter and comes back to the page asked for', async () => {
+      const a = await app.open(s.origin);
+      await a.goto('/admin/api-settings');
+      await a.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      assert.match(a.page.url(), /\/admin\/sign-in\?next=%2Fadmin%2Fapi-settings$/);
+      await checkAccessibility(a.page, 'the sign-in page');
+      // The e-mail field has the focus; nothing but the keyboard from here.
+      assert.equal(await a.page.evaluate(() => document.activeElement?.getAttribute('name')), 'email');
+      await a.page.keyboard.type(owner.email);
+      await a.page.keyboard.press('Tab');
+      await a.page.keyboard.type(owner.password);
+      await a.page.keyboard.press('Enter');
+      await a.page.getByRole('heading', { name: 'API settings', level: 1 }).waitFor();
+      assert.equal(new URL(a.page.url()).pathname, '/admin/api-settings');
+      await a.page.getByRole('button', { name: `Account menu, signed in as ${owner.email}` }).waitFor();
+      // The session is a cookie the page's scripts cannot read.
+      assert.equal(await a.page.evaluate(() => document.cookie), '');
+      const cookie = (await a.context.cookies()).find((c) => c.name === 'parley_session');
+      assert.ok(cookie);
+      assert.equal(cookie.httpOnly, true);
+      assert.equal(cookie.sameSite, 'Strict');
+      await a.assertNoProblems();
+    });
+
+    test('a wrong password and an unknown e-mail get the same message, next to nothing that tells them apart', async () => {
+      const a = await app.open(s.origin);
+      await a.goto('/admin/sign-in');
+      const form = async (email: string, password: string) => {
+        await a.page.getByLabel('E-mail').fill(email);
+        await a.page.getByLabel('Password').fill(password);
+        await a.page.getByRole('button', { name: 'Sign in' }).click();
+        return (await a.page.getByRole('alert').first().textContent())?.trim();
+      };
+      assert.equal(await form(owner.email, 'not the password at all'), 'Wrong email or password.');
+      assert.equal(await form('nobody@example.com', 'not the password at all'), 'Wrong email or password.');
+      // Empty fields are said before anything is sent.
+      await a.page.getByLabel('E-mail').fill('');
+      await a.page.getByRole('button', { name: 'Sign in' }).click();
+      await a.page.getByText('Enter your e-mail address.').waitFor();
+      assert.equal(await a.page.getByLabel('E-mail').getAttribute('aria-invalid'), 'true');
+      await checkAccessibility(a.page, 'the sign-in page with errors');
+      await a.assertNoProblems();
+    });
+
+    test('after ten failed tries for one e-mail the page says to wait, with the time the server gives', async () => {
+      const victim = await createAdminUser(s, s.accountId, 'throttled@example.com', 'member');
+      const a = await app.open(s.origin);
+      for (let i = 0; i < 10; i++) {
+        const res = await a.context.request.post('/admin/api/session', { data: { email: victim.email, password: `wrong password ${i}` } });
+        assert.equal(res.status(), 401);
+      }
+      await a.goto('/admin/sign-in');
+      await a.page.getByLabel('E-mail').fill(victim.email);
+      await a.page.getByLabel('Password').fill(victim.password);
+      await a.page.getByRole('button', { name: 'Sign in' }).click();
+      const alert = a.page.getByRole('alert');
+      await alert.waitFor();
+      assert.match((await alert.textContent()) ?? '', /^Too many sign-in attempts\. Wait \d+ (seconds|minutes) and try again\.$/);
+      assert.equal(new URL(a.page.url()).pathname, '/admin/sign-in');
+      await a.assertNoProblems();
+    });
+
+    test('a one-time setup link sets the password and signs in; the link works once', async () => {
+      const made = await s.runtime.services.users.createUser({ accountId: s.accountId, email: 'new.hire@example.com', role: 'member' });
+      assert.ok(made.setupLink);
+      const link = new URL(made.setupLink);
+      assert.equal(link.pathname, '/admin/setup');
+      const a = await app.open(s.origin);
+      await a.goto(`${link.pathname}${link.search}`);
+      await a.page.getByRole('heading', { name: 'Set your password' }).waitFor();
+      await checkAccessibility(a.page, 'the setup page');
+      await a.page.getByLabel('Password', { exact: true }).fill('short');
+      await a.page.getByRole('button', { name: 'Set password and sign in' }).click();
+      await a.page.getByText('Use at least 12 characters.').waitFor();
+      await a.page.getByLabel('Password', { exact: true }).fill('a long enough passphrase');
+      await a.page.getByLabel('Password again').fill('a long enough passphrase');
+      await a.page.getByRole('button', { name: 'Set password and sign in' }).click();
+      await a.page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+      await a.page.getByRole('button', { name: 'Account menu, signed in as new.hire@example.com' }).waitFor();
+
+      const again = await app.open(s.origin);
+      await again.goto(`${link.pathname}${link.search}`);
+      await again.page.getByLabel('Password', { exact: true }).fill('another long passphrase');
+      await again.page.getByLabel('Password again').fill('another long passphrase');
+      await again.page.getByRole('button', { name: 'Set password and sign in' }).click();
+      await again.page.getByText(/This setup link is not valid any more/).waitFor();
+      await a.assertNoProblems();
+      await again.assertNoProblems();
+    });
+
+    test('a password someone else set must be changed before any page shows', async () => {
+      await s.runtime.services.users.createUser({ accountId: s.accountId, email: 'given@example.com', role: 'member', password: 'set by the owner 1' });
+      const a = await app.open(s.origin);
+      await a.goto('/admin/channels');
+      await a.page.getByLabel('E-mail').fill('given@example.com');
+      await a.page.getByLabel('Password').fill('set by the owner 1');
+      await a.page.getByRole('button', { name: 'Sign in' }).click();
+      await a.page.getByRole('heading', { name: 'Choose a new password' }).waitFor();
+      assert.equal(await a.page.getByRole('navigation', { name: 'Main' }).count(), 0);
+      await checkAccessibility(a.page, 'the forced password change');
+      await a.page.getByLabel('Current password').fill('wrong current one');
+      await a.page.getByLabel('New password', { exact: true }).fill('my very own password');
+      await a.page.getByLabel('New password again').fill('my very own password');
+      await a.page.getByRole('button', { name: 'Save new password' }).click();
+      await a.page.getByText('The current password is wrong.').waitFor();
+      await a.page.getByLabel('Current password').fill('set by the owner 1');
+      await a.page.getByRole('button', { name: 'Save new password' }).click();
+      await a.page.getByRole('heading', { name: 'Channels', level: 1 }).waitFor();
+      const check = await a.context.request.get('/admin/api/session');
+      assert.equal((await check.json()).user.must_change_password, false);
+      await a.assertNoProblems();
+    });
+
+    test('changing the password from the account menu ends the other sessions; signing out ends this one', async () => {
+      const user = await createAdminUser(s, s.accountId, 'changer@example.com', 'member');
+      const other = await app.open(s.origin, user);
+      await other.goto('/admin/channels');
+      await other.page.getByRole('heading', { name: 'Channels', level: 1 }).waitFor();
+      const a = await app.open(s.origin, user);
+      await a.goto('/admin/');
+      await a.page.getByRole('button', { name: /^Account menu/ }).click();
+      await a.page.getByRole('menuitem', { name: 'Change password' }).click();
+      const dialog = a.page.getByRole('dialog', { name: 'Change password' });
+      await dialog.waitFor();
+      await checkAccessibility(a.page, 'the change password dialog');
+      await dialog.getByLabel('Current password').fill(user.password);
+      await dialog.getByLabel('New password', { exact: true }).fill('the second password');
+      await dialog.getByLabel('New password again').fill('the second passwort');
+      await dialog.getByRole('button', { name: 'Change password' }).click();
+      await dialog.getByText('The two new passwords differ.').waitFor();
+      await dialog.getByLabel('New password again').fill('the second password');
+      await dialog.getByRole('button', { name: 'Change password' }).click();
+      await dialog.waitFor({ state: 'hidden' });
+      await a.page.getByText('Password changed. Your other sessions were signed out.').waitFor();
+
+      // The other browser's next request finds its session gone: it is sent to sign-in, and back after.
+      await other.page.getByRole('link', { name: 'API settings' }).click();
+      await other.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      await other.page.getByText('Your session has ended. Sign in again.').waitFor();
+      await other.page.getByLabel('E-mail').fill(user.email);
+      await other.page.getByLabel('Password').fill('the second password');
+      await other.page.getByRole('button', { name: 'Sign in' }).click();
+      await other.page.getByRole('heading', { name: 'API settings', level: 1 }).waitFor();
+
+      await a.page.getByRole('button', { name: /^Account menu/ }).click();
+      await a.page.getByRole('menuitem', { name: 'Sign out' }).click();
+      await a.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      assert.equal((await a.context.request.get('/admin/api/session')).status(), 401);
+      await a.goto('/admin/channels');
+      await a.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      await a.assertNoProblems();
+      await other.assertNoProblems();
+    });
+  });
+}
