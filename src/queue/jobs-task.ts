@@ -35,6 +35,12 @@ export interface JobKind<Input> {
    */
   rateOf?(input: Input, job: ClaimedJob): number | null;
   /**
+   * Called with the jobs of this kind a claim brought, before any of them runs: a kind may read
+   * what its handlers need for all of them at once (one query per claim, not one per job). A
+   * failure here is not the jobs' failure: their handlers read for themselves.
+   */
+  prefetch?(jobs: readonly ClaimedJob[]): Promise<void>;
+  /**
    * The job ends without its work done (`job.reason`): past its expiry, or its last attempt lost
    * (its process died, its lease ran out) or failed retryably. Called before the job's end is
    * written, and again if that write is lost, so it must be idempotent; when it throws, the job is
@@ -161,7 +167,27 @@ export class JobsTask implements TaskKind<ClaimedJob, ClaimedJob, JobOutcome>, T
       skipChannels: this.admission.saturated(),
     });
     this.admission.more = jobs.length >= limit;
+    await this.prefetch(jobs);
     return jobs;
+  }
+
+  /** Lets each kind read ahead for the jobs of it a claim brought. */
+  private async prefetch(jobs: readonly ClaimedJob[]): Promise<void> {
+    if (jobs.length === 0) return;
+    const byKind = new Map<string, ClaimedJob[]>();
+    for (const job of jobs) {
+      if (!this.o.kinds.get(job.kind)?.prefetch) continue;
+      const list = byKind.get(job.kind);
+      if (list) list.push(job);
+      else byKind.set(job.kind, [job]);
+    }
+    for (const [name, list] of byKind) {
+      try {
+        await this.o.kinds.get(name)!.prefetch!(list);
+      } catch (error) {
+        this.o.logger.warn({ err: error, kind: name }, 'reading ahead for claimed jobs failed; each job reads for itself');
+      }
+    }
   }
 
   complete(outcomes: readonly JobOutcome[]): Promise<void> {

@@ -1,5 +1,7 @@
 import type { SendingMessage } from '../../store/repos/messages.js';
 
+type ReadMany = (keys: readonly { accountId: number; id: number }[]) => Promise<(SendingMessage | undefined)[]>;
+
 interface Waiting {
   accountId: number;
   id: number;
@@ -7,20 +9,51 @@ interface Waiting {
   reject: (error: unknown) => void;
 }
 
+interface ReadAhead {
+  accountId: number;
+  message: SendingMessage | undefined;
+  at: number;
+}
+
 /** Messages per read at most. */
 const MAX_BATCH = 500;
+/**
+ * How long a message read ahead for a claim is used rather than read again: a job waits that
+ * long at most for a running slot at full speed, and a message deleted meanwhile must not be sent.
+ */
+const READ_AHEAD_MS = 250;
+/** Messages kept read ahead at most (jobs claimed and given back unrun leave theirs behind). */
+const MAX_READ_AHEAD = 10_000;
 
 /**
- * Reads the messages of send jobs, one query for all the reads asked in the same turn: a claim
- * starts its jobs in one synchronous pass, so their reads go out together instead of one
- * round trip (and one statement to build) per job.
+ * Reads the messages of send jobs: all the messages of a claim in one query before its jobs run
+ * (`readAhead`), and the reads asked in the same turn otherwise together, so a worker makes a
+ * query per claim rather than a query (and a statement to build) per job.
  */
 export class SendingMessageReader {
   private waiting: Waiting[] = [];
+  private readonly ahead = new Map<number, ReadAhead>();
 
-  constructor(private readonly readMany: (keys: readonly { accountId: number; id: number }[]) => Promise<(SendingMessage | undefined)[]>) {}
+  constructor(
+    private readonly readMany: ReadMany,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** Reads the messages of the jobs a claim brought, for `read` to take. */
+  async readAhead(keys: readonly { accountId: number; id: number }[]): Promise<void> {
+    if (keys.length === 0) return;
+    const found = await this.readMany(keys);
+    if (this.ahead.size + keys.length > MAX_READ_AHEAD) this.ahead.clear();
+    const at = this.now();
+    keys.forEach((key, i) => this.ahead.set(key.id, { accountId: key.accountId, message: found[i], at }));
+  }
 
   read(accountId: number, id: number): Promise<SendingMessage | undefined> {
+    const early = this.ahead.get(id);
+    if (early) {
+      this.ahead.delete(id);
+      if (early.accountId === accountId && this.now() - early.at <= READ_AHEAD_MS) return Promise.resolve(early.message);
+    }
     return new Promise((resolve, reject) => {
       if (this.waiting.length === 0) queueMicrotask(() => this.flush());
       this.waiting.push({ accountId, id, resolve, reject });

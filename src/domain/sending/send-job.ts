@@ -151,6 +151,11 @@ export function sendJobKind(deps: SendJobDeps): JobKind<SendJobInput> {
     decode: decodeSendJob,
     rateOf: (input, job) => (rates.has(job.channelId) ? (rates.get(job.channelId) ?? null) : input.rate),
     onEnded: ended,
+    prefetch: async (jobs) => {
+      const keys: { accountId: number; id: number }[] = [];
+      for (const job of jobs) if (job.messageId !== null) keys.push({ accountId: job.accountId, id: job.messageId });
+      await messages.readAhead(keys);
+    },
     async handle(input, job): Promise<JobResult> {
       const message = await messages.read(job.accountId, input.messageId);
       // Deleted with its contact or channel: dropped, never sent. Already sent or failed: done.
