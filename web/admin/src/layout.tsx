@@ -36,7 +36,8 @@ function AccountMenu() {
   return (
     <>
       <MenuTrigger>
-        <AriaButton className="account-button" aria-label={`Account menu, signed in as ${user.email}`}>
+        <AriaButton className="account-button">
+          <span className="visually-hidden">Account menu, signed in as </span>
           <span className="account-email">{user.email}</span>
           <span className="account-role">{user.role}</span>
           <span aria-hidden="true">▾</span>
@@ -80,11 +81,12 @@ export function Layout({ children }: { children: ReactNode }) {
         Skip to content
       </a>
       <header className="topbar">
-        <AriaLink href={`${APP_BASE}/`} className="brand" aria-label={`Parley administration, ${account.name}`}>
+        <AriaLink href={`${APP_BASE}/`} className="brand">
           <span className="brand-mark" aria-hidden="true">
             P
           </span>
           <span className="brand-name">Parley</span>
+          <span className="visually-hidden">, account </span>
           <span className="brand-account">{account.name}</span>
         </AriaLink>
         <nav aria-label="Main" className="nav">

@@ -27,7 +27,8 @@ export interface SessionInfo {
 export interface ApiToken {
   id: string;
   name: string;
-  prefix: string;
+  /** The token's first characters; null for tokens made before prefixes were kept. */
+  prefix: string | null;
   created_at: string;
   last_used_at: string | null;
 }

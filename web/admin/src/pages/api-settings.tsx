@@ -194,7 +194,15 @@ function RevokeToken({ token, onRevoked }: { token: ApiToken; onRevoked: () => v
         }}
       >
         <p>
-          Programs using the token starting <code>{token.prefix}</code> get 401 from their next request. This cannot be undone.
+          Programs using{' '}
+          {token.prefix ? (
+            <>
+              the token starting <code>{token.prefix}</code>
+            </>
+          ) : (
+            'this token'
+          )}{' '}
+          get 401 from their next request. This cannot be undone.
         </p>
       </ConfirmDialog>
     </>
@@ -236,9 +244,7 @@ export function ApiSettingsPage() {
               {(token) => (
                 <Row id={token.id}>
                   <Cell>{token.name}</Cell>
-                  <Cell>
-                    <code>{token.prefix}…</code>
-                  </Cell>
+                  <Cell>{token.prefix ? <code>{token.prefix}…</code> : <span className="muted">—</span>}</Cell>
                   <Cell>{formatTime(token.created_at)}</Cell>
                   <Cell>
                     {token.last_used_at ? (
