@@ -8,6 +8,12 @@ import { systemClock } from './lib/clock.js';
 import { isPlan, PLAN_NAMES, type Plan } from './domain/accounts/plans.js';
 import { LocalFileStore } from './files/file-store.js';
 import { serve } from './main.js';
+import { SessionService } from './domain/users/sessions.js';
+import { SignInThrottle } from './domain/users/throttle.js';
+import { UserService } from './domain/users/service.js';
+import { isRole, ROLES, userJson } from './domain/users/views.js';
+import { ApiError } from './lib/errors.js';
+import type { Store } from './store/store.js';
 
 const USAGE = `parley <command>
 
@@ -21,6 +27,14 @@ const USAGE = `parley <command>
   token create --account ID               print a new access token (shown only now)
   token list --account ID                 the account's tokens: id, prefix, created, last used, revoked
   token revoke --token T | --id ID        revoke a token
+  user create --account ID --email E --role owner|member [--password P]
+                                          add a user of the administration app; without --password
+                                          print a one-time setup link (valid 24 hours), else the
+                                          user must change the password at first sign-in
+  user list --account ID                  the account's users
+  user remove --id ID                     remove a user (not an account's last owner)
+  user reset-password --id ID             print a new one-time setup link; the old password and
+                                          the user's sessions end
 
 Configuration is read from environment variables; see docs/configuration.md.`;
 
@@ -52,8 +66,8 @@ function accountJson(a: Account): Record<string, unknown> {
   return { id: String(a.id), name: a.name, plan: a.plan, hourly_limit: a.hourlyLimit, concurrency: a.concurrency };
 }
 
-/** Account and token commands work on the store directly; no server needs to run. */
-async function withAccounts<T>(config: Config, work: (accounts: AccountService) => Promise<T>): Promise<T> {
+/** Account, token and user commands work on the store directly; no server needs to run. */
+async function withAccounts<T>(config: Config, work: (accounts: AccountService, store: Store) => Promise<T>): Promise<T> {
   const store = await openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   try {
     await store.migrate();
@@ -65,10 +79,39 @@ async function withAccounts<T>(config: Config, work: (accounts: AccountService) 
       authCacheMs: 0,
       removeFiles: (keys) => files.remove(keys),
     });
-    return await work(accounts);
+    return await work(accounts, store);
   } finally {
     await store.close();
   }
+}
+
+/** The administration app's users, as the server makes them (setup links point at PUBLIC_URL's origin). */
+async function withUsers<T>(config: Config, work: (users: UserService, accounts: AccountService) => Promise<T>): Promise<T> {
+  return withAccounts(config, async (accounts, store) => {
+    const ids = new IdGenerator(store.instanceId);
+    const clock = systemClock;
+    const users = new UserService({
+      store,
+      ids,
+      clock,
+      sessions: new SessionService({ store, clock }),
+      throttle: new SignInThrottle({ store, clock, ids }),
+      passwordCost: config.admin.passwordCost,
+      setupUrl: `${new URL(config.publicUrl).origin}/admin/setup`,
+    });
+    try {
+      return await work(users, accounts);
+    } catch (error) {
+      // The domain's refusals (a taken e-mail, the last owner) are the operator's to fix: exit 1 with the reason.
+      if (error instanceof ApiError) throw new Refusal(error.message);
+      throw error;
+    }
+  });
+}
+
+function userIdOf(value: string | undefined): number {
+  if (!value || !/^[0-9]{1,16}$/.test(value)) throw new UsageError('--id ID is required');
+  return Number(value);
 }
 
 export async function runCli(argv: string[]): Promise<number> {
@@ -174,6 +217,53 @@ export async function runCli(argv: string[]): Promise<number> {
         return 0;
       }
       throw new UsageError('token create | list | revoke');
+    }
+    case 'user': {
+      const { values } = parseArgs({
+        args: rest,
+        options: { account: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' }, password: { type: 'string' }, id: { type: 'string' } },
+      });
+      if (sub === 'create') {
+        const accountId = accountIdOf(values.account);
+        if (!values.email) throw new UsageError('--email is required');
+        if (!isRole(values.role)) throw new UsageError(`--role must be one of: ${ROLES.join(', ')}`);
+        const role = values.role;
+        const made = await withUsers(config, async (users, accounts) => {
+          if (!(await accounts.getAccount(accountId))) throw new Refusal(`no account ${accountId}`);
+          return users.createUser({ accountId, email: values.email as string, role, password: values.password });
+        });
+        print({ ...userJson(made.user), account_id: String(accountId), ...(made.setupLink ? { setup_link: made.setupLink } : {}) });
+        return 0;
+      }
+      if (sub === 'list') {
+        const accountId = accountIdOf(values.account);
+        const list = await withUsers(config, async (users, accounts) => {
+          if (!(await accounts.getAccount(accountId))) throw new Refusal(`no account ${accountId}`);
+          return users.listUsers(accountId);
+        });
+        print(list.map(userJson));
+        return 0;
+      }
+      if (sub === 'remove') {
+        const id = userIdOf(values.id);
+        await withUsers(config, async (users) => {
+          const user = await users.getUser(id);
+          if (!user) throw new Refusal(`no user ${id}`);
+          await users.removeUser(user.accountId, id, null);
+        });
+        print({ removed: true });
+        return 0;
+      }
+      if (sub === 'reset-password') {
+        const id = userIdOf(values.id);
+        const link = await withUsers(config, async (users) => {
+          if (!(await users.getUser(id))) throw new Refusal(`no user ${id}`);
+          return users.resetPassword(id);
+        });
+        print({ id: String(id), setup_link: link });
+        return 0;
+      }
+      throw new UsageError('user create | list | remove | reset-password');
     }
     case undefined:
     case 'help':

@@ -1,12 +1,16 @@
 import type { Config } from './config.js';
 import { createRuntime, type Runtime } from './runtime.js';
 
-/** First start on an empty database: make an account and show its token once, so curl works at once. */
+/**
+ * First start on an empty database: make an account and show its token once, so curl works at
+ * once, and its first owner of the administration app with a one-time setup link.
+ */
 async function bootstrap(runtime: Runtime): Promise<void> {
-  const { accounts } = runtime.services;
+  const { accounts, users } = runtime.services;
   if (!runtime.config.bootstrapAccount || (await accounts.countAccounts()) > 0) return;
   const account = await accounts.createAccount({ name: 'First account', plan: 'developer' });
   const token = await accounts.createToken(account.id);
+  const owner = await users.createUser({ accountId: account.id, email: runtime.config.admin.email, role: 'owner' });
   const base = runtime.config.publicUrl;
   process.stdout.write(
     [
@@ -19,6 +23,12 @@ async function bootstrap(runtime: Runtime): Promise<void> {
       `  curl -H "Authorization: Bearer ${token.accessToken}" ${base}/channels`,
       '',
       `API reference: ${base}/docs`,
+      '',
+      `Administration app: sign in as ${owner.user.email} after choosing a password with this one-time link (valid 24 hours):`,
+      '',
+      `  ${owner.setupLink ?? ''}`,
+      '',
+      'A new link: parley user reset-password --id ' + String(owner.user.id),
       '',
     ].join('\n'),
   );
