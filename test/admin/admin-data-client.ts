@@ -55,7 +55,7 @@ export async function signedIn(s: TestServer, accountId: number, role: 'owner' |
   });
   const text = await res.text();
   assert.equal(res.status, 200, text);
-  const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0];
+  const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
   assert.ok(cookie?.startsWith('parley_session='), 'a session cookie');
   return new AdminClient(s.origin, cookie, JSON.parse(text).csrf_token);
 }
