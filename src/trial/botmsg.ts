@@ -1,5 +1,5 @@
 import { attempt, TrialFailure, type TrialDriver } from './driver.js';
-import { checkDelivered, type ControlApi, typeObject } from './control-api.js';
+import { checkDelivered, NO_PLATFORM_ID, type ControlApi, typeObject } from './control-api.js';
 
 const TRIAL_USER = { first_name: 'Trial', last_name: 'User', username: 'trial_user' };
 
@@ -13,6 +13,7 @@ export function botmsgTrial(api: ControlApi): TrialDriver {
         const bot = (bots as Array<Record<string, unknown>>).find((b) => b.token === token);
         if (!bot) throw new TrialFailure('unsupported', "The channel's bot is not one of the stand-in's bots.");
         const base = `/bots/${String(bot.id)}/users`;
+        if (user !== null && user.externalId === null) throw new TrialFailure('unsupported', NO_PLATFORM_ID);
         let userId = user?.externalId ?? null;
         if (userId === null) {
           const { users } = await api.expect('GET', base);

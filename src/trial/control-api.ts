@@ -60,6 +60,9 @@ export function checkDelivered(answer: Record<string, any>): void {
   }
 }
 
+/** A named contact the platform does not know by an id of its own (e.g. reached by phone number only). */
+export const NO_PLATFORM_ID = 'The contact has no platform id to write as; leave the contact out to write as the trial user.';
+
 /** The object of a channel's type in its API view (e.g. `botmsg`), or an empty one. */
 export function typeObject(channel: Record<string, unknown>, key: string): Record<string, unknown> {
   const value = channel[key];

@@ -22,6 +22,7 @@ export function mobileTrial(api: ControlApi): TrialDriver {
         const { numbers } = await api.expect('GET', '/account');
         const known = (numbers as Array<Record<string, unknown>>).find((n) => n.number === digits);
         if (known?.receive_url !== receiveUrl) await api.expect('PUT', `/numbers/${digits}`, { receive_url: receiveUrl });
+        if (user !== null && user.phoneNumber === null) throw new TrialFailure('unsupported', 'The contact has no phone number to text from.');
         const phone = user?.phoneNumber ?? TRIAL_PHONE;
         checkDelivered(await api.expect('POST', '/inbound', { originator: phone.replace(/^\+/, ''), recipient: digits, body: text }));
         return { externalId: null, phoneNumber: phone };

@@ -1,5 +1,5 @@
 import { attempt, TrialFailure, type TrialDriver } from './driver.js';
-import { checkDelivered, type ControlApi, typeObject } from './control-api.js';
+import { checkDelivered, NO_PLATFORM_ID, type ControlApi, typeObject } from './control-api.js';
 
 const TRIAL_USER = { first_name: 'Trial', last_name: 'User' };
 
@@ -11,6 +11,7 @@ export function socialnetChatTrial(api: ControlApi): TrialDriver {
         const pageId = typeObject(channel, 'socialnet_page').id;
         if (typeof pageId !== 'string' || pageId === '') throw new TrialFailure('unsupported', 'The channel names no page.');
         const page = `/pages/${encodeURIComponent(pageId)}`;
+        if (user !== null && user.externalId === null) throw new TrialFailure('unsupported', NO_PLATFORM_ID);
         let psid = user?.externalId ?? null;
         if (psid === null) {
           const { users } = await api.expect('GET', `${page}/users`);

@@ -116,6 +116,16 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['a social
 
       const page = await h.connectPage('Another page');
       assert.equal((await trial(page.channelId, { text: 'hi', contact: '999999' })).status, 404);
+      // A contact the page reached by phone number only has no page-scoped id to write as.
+      const byPhone = await h.s.api.post('/v1/messages', {
+        channel: { id: page.channelId },
+        contact: { phone_number: '+420601555111', first_name: 'Petr', last_name: 'Novák' },
+        content: { type: 'text', payload: 'Your order shipped' },
+      });
+      assert.equal(byPhone.status, 201, byPhone.text);
+      const phoneOnly = await trial(page.channelId, { text: 'hi', contact: byPhone.body.contact.id });
+      assert.equal(phoneOnly.status, 422, phoneOnly.text);
+      assert.match(phoneOnly.body.errors[0].message, /no platform id/);
       for (const body of [{}, { text: '' }, { text: 'x'.repeat(2001) }, { text: 'hi', contact: 'abc' }]) {
         const res = await trial(page.channelId, body);
         assert.equal(res.status, 422, `${JSON.stringify(body)}: ${res.text}`);
