@@ -108,6 +108,31 @@ for (const { dialect, skip, test } of await dialects()) {
       assert.equal(missing.body.errors[0].field, 'password');
     });
 
+    test('hostile bodies on the admin routes get 4xx in the error format, never a password echoed', async () => {
+      const { client } = await signedIn('hostile@example.com');
+      const secret = 'p'.repeat(5000);
+      const cases: Array<[string, string, unknown]> = [
+        ['POST', '/admin/api/session', { email: 'hostile@example.com', password: secret }],
+        ['POST', '/admin/api/session', { email: 'x'.repeat(5000), password: 'whatever it is' }],
+        ['POST', '/admin/api/session', { email: ['a'], password: { $gt: '' } }],
+        ['POST', '/admin/api/session', 'not json'],
+        ['POST', '/admin/api/setup', { token: 't'.repeat(5000), password: secret }],
+        ['POST', '/admin/api/setup', { token: null, password: null }],
+        ['POST', '/admin/api/session/password', { current_password: secret, new_password: secret }],
+        ['POST', '/admin/api/session/password', { current_password: PASSWORD, new_password: secret }],
+        ['POST', '/admin/api/users', { email: 'long@example.com', role: 'member', password: secret }],
+        ['POST', '/admin/api/users', { email: 'x@example.com', role: 'member', extra: 1 }],
+        ['DELETE', '/admin/api/users/99999999999999999999', undefined],
+      ];
+      for (const [method, path, body] of cases) {
+        const res = await client.request(method, path, body);
+        assert.ok(res.status >= 400 && res.status < 500, `${method} ${path} ${String(JSON.stringify(body)).slice(0, 60)}: ${res.status}`);
+        assert.equal(res.body?.status?.code, String(res.status), res.text.slice(0, 200));
+        assert.ok(!res.text.includes('p'.repeat(100)), `${path} echoed a password`);
+      }
+      assert.equal((await client.get('/admin/api/session')).status, 200, 'the session survived');
+    });
+
     test('the session cookie is Secure when a trusted proxy says the request came over HTTPS', async () => {
       await addUser('secure@example.com');
       const client = browser();
