@@ -52,3 +52,11 @@ export function fieldsOf(error: unknown): Record<string, string> {
   if (Array.isArray(list)) for (const e of list) if (e.field !== undefined) fields[e.field] = e.message;
   return fields;
 }
+
+const withSeconds = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+
+/** A time to the second (webhook attempts follow each other within seconds). */
+export function formatSeconds(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : withSeconds.format(date);
+}

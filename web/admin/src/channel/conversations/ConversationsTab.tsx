@@ -70,7 +70,9 @@ export function Conversations(props: {
     },
     [channelId],
   );
-  usePoll(loadContacts, props.contactsEveryMs ?? 10_000, { key: `${channelId}/${version}` });
+  // A contact picked (or made by the local trial) that the list does not hold yet reloads it.
+  const missing = props.selected !== null && !rows.some((r) => r.contact.id === props.selected) ? props.selected : '';
+  usePoll(loadContacts, props.contactsEveryMs ?? 10_000, { key: `${channelId}/${version}/${missing}` });
 
   const onLatest = useCallback(
     (m: Message | undefined) => {

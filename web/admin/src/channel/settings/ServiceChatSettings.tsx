@@ -71,7 +71,12 @@ export function ServiceChatSettings({ channel }: { channel: Channel }) {
         </div>
       </section>
       <WidgetSnippet channelId={channel.id} />
-      <WidgetPreview channelId={channel.id} allowed={saved.some((o) => o.toLowerCase() === here.toLowerCase())} onAllow={() => void save([...saved, here])} />
+      <WidgetPreview
+        channelId={channel.id}
+        allowed={saved.some((o) => o.toLowerCase() === here.toLowerCase())}
+        onAllow={() => void save([...saved, here])}
+        title="Live preview"
+      />
     </div>
   );
 }

@@ -1,4 +1,3 @@
-import { useEffect, useState } from 'react';
 import { Button } from '../../ui';
 
 /** The server's page that loads widget.js for one channel (the same origin as this app). */
@@ -7,35 +6,33 @@ export function previewUrl(channelId: string): string {
 }
 
 /**
- * The real widget, live, in a frame of the server's own preview page. The page's origin is this
- * server's, so the server's origin must be on the whitelist for the chat to connect.
+ * The real widget, live, in a frame of the server's own preview page. That page's origin is this
+ * server's, so the chat connects only once the server's origin is on the channel's whitelist;
+ * until then the frame is not shown and a button offers to add it.
  */
-export function WidgetPreview({ channelId, allowed, onAllow }: { channelId: string; allowed: boolean; onAllow?: () => void }) {
-  const [available, setAvailable] = useState<boolean | null>(null);
-  useEffect(() => {
-    let live = true;
-    fetch(previewUrl(channelId), { method: 'HEAD', credentials: 'same-origin' }).then(
-      (r) => live && setAvailable(r.ok),
-      () => live && setAvailable(false),
-    );
-    return () => {
-      live = false;
-    };
-  }, [channelId]);
-
+export function WidgetPreview({
+  channelId,
+  allowed,
+  onAllow,
+  title = 'Live preview',
+}: {
+  channelId: string;
+  allowed: boolean;
+  onAllow: () => void;
+  title?: string;
+}) {
+  const here = window.location.origin;
   return (
     <section className="ch-card" aria-labelledby="ch-preview-title">
-      <h3 id="ch-preview-title">Live preview</h3>
-      {!allowed && (
-        <div className="ch-row">
-          <p className="ch-hint">The preview is served from {window.location.origin}, which is not on the whitelist yet, so the chat will refuse to connect.</p>
-          {onAllow && <Button onPress={onAllow}>Add {window.location.origin} to the whitelist</Button>}
-        </div>
+      <h3 id="ch-preview-title">{title}</h3>
+      {allowed ? (
+        <iframe className="ch-preview" title="Web chat preview" src={previewUrl(channelId)} data-testid="widget-preview" />
+      ) : (
+        <>
+          <p className="ch-hint">The preview page is served from {here}, which is not on this channel's whitelist, so the chat would refuse to connect.</p>
+          <Button onPress={onAllow}>Add {here} to the whitelist</Button>
+        </>
       )}
-      {available === false && (
-        <p className="ch-hint">This server has no preview page. Put the snippet above on a page of a whitelisted origin to try the chat.</p>
-      )}
-      {available && <iframe className="ch-preview" title="Web chat preview" src={previewUrl(channelId)} data-testid="widget-preview" />}
     </section>
   );
 }

@@ -8,8 +8,8 @@ import { channelApi } from '../channel-api';
 import { fieldsOf } from '../bits';
 import { Composer } from '../conversations/Composer';
 import { Conversations } from '../conversations/ConversationsTab';
-import { WidgetPreview } from '../settings/WidgetPreview';
 import type { Channel } from '../types';
+import { WebChatTrial } from './WebChatTrial';
 
 /**
  * The Local trial tab: with the platform stand-ins running, the user plays the channel's end user
@@ -34,8 +34,8 @@ export function TrialTab({ channel, query }: ChannelPageProps) {
   if (channel.type === 'service_chat') {
     return (
       <div className="ch-tab">
-        <p className="ch-hint">Write in the chat below as a visitor of your site would, and answer from the conversation beside it.</p>
-        <WidgetPreview channelId={channel.id} allowed />
+        <p className="ch-hint">Write in the chat as a visitor of your site would, and answer from the conversation below.</p>
+        <WebChatTrial channel={channel} />
         {watch}
       </div>
     );

@@ -2,7 +2,7 @@ import { useCallback, useState } from 'react';
 import { messageOf } from '../../api';
 import { Button, SelectField, formatTime } from '../../ui';
 import { channelApi } from '../channel-api';
-import { ConfirmButton, type Notice } from '../bits';
+import { ConfirmButton, formatSeconds, type Notice } from '../bits';
 import { usePoll } from '../use-poll';
 import { DELIVERY_STATUSES, type Delivery, type DeliveryStatus } from '../types';
 
@@ -11,8 +11,8 @@ type Filter = DeliveryStatus | 'all';
 
 /**
  * The delivery log: one block per delivery (event, state, next try) with every attempt below it
- * (time, status code, duration, response excerpt or error). Refreshed every 2 s while a shown
- * delivery is still pending, and when `version` changes (after a test event or a redelivery).
+ * (time, status code, duration, response excerpt or error). Read again every 2 s while a shown
+ * delivery is pending, else every 5 s for new ones, and at once after a test event or redelivery.
  */
 export function DeliveryLog({ channelId, version, bump, notify }: { channelId: string; version: number; bump: () => void; notify: (n: Notice) => void }) {
   const [filter, setFilter] = useState<Filter>('all');
@@ -35,7 +35,7 @@ export function DeliveryLog({ channelId, version, bump, notify }: { channelId: s
 
   const pending = page?.items.some((d) => d.status === 'pending') ?? false;
   // Key the poll on what it shows, so a new filter, page or action starts a fresh poll at once.
-  usePoll(load, 2000, { key: `${channelId}/${filter}/${offset}/${version}`, repeat: pending });
+  usePoll(load, pending ? 2000 : 5000, { key: `${channelId}/${filter}/${offset}/${version}` });
 
   const redeliver = async (delivery: Delivery) => {
     try {
@@ -109,7 +109,9 @@ export function DeliveryLog({ channelId, version, bump, notify }: { channelId: s
                 <tbody>
                   {d.attempts.map((a) => (
                     <tr key={a.id}>
-                      <td>{formatTime(a.attempted)}</td>
+                      <td>
+                        <time dateTime={a.attempted}>{formatSeconds(a.attempted)}</time>
+                      </td>
                       <td className={a.status_code !== null && a.status_code < 300 ? 'ch-ok' : 'ch-bad'}>{a.status_code ?? 'none'}</td>
                       <td>{a.duration_ms} ms</td>
                       <td>
