@@ -120,6 +120,8 @@ export async function openAdminPage(
 ): Promise<AdminPage> {
   const context = await browser.newContext({ baseURL: origin, viewport: options.viewport ?? { width: 1280, height: 900 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  // Pages answer within a second here; a missing element should fail the test well before node:test's own limits.
+  context.setDefaultTimeout(10_000);
   const page = await context.newPage();
   const problems: PageProblems = { console: [], exceptions: [], csp: [] };
   await page.addInitScript(CSP_LISTENER);

@@ -1,5 +1,6 @@
-// Users of the account (owners only): list, add with an initial password (the new user must
-// change it at first sign-in), remove. A member who opens this address is told why not.
+// Users of the account (owners only): list, add (with an initial password the new user must
+// change at first sign-in, or a one-time setup link shown once), remove. A member who opens this
+// address is told why not.
 import { useState, type FormEvent } from 'react';
 import { Form } from 'react-aria-components';
 import { ApiFailure, api, messageOf } from '../api';
@@ -12,6 +13,7 @@ import {
   Cell,
   Column,
   ConfirmDialog,
+  CopyButton,
   ErrorMessage,
   Loading,
   Notice,
@@ -40,6 +42,7 @@ function AddUser({ onAdded }: { onAdded: () => void }) {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [general, setGeneral] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [link, setLink] = useState<{ email: string; url: string } | null>(null);
 
   const start = () => {
     setEmail('');
@@ -47,6 +50,7 @@ function AddUser({ onAdded }: { onAdded: () => void }) {
     setPassword('');
     setErrors({});
     setGeneral(null);
+    setLink(null);
     setOpen(true);
   };
 
@@ -54,16 +58,19 @@ function AddUser({ onAdded }: { onAdded: () => void }) {
     event.preventDefault();
     const found: Record<string, string> = {};
     if (!/^[^\s@]+@[^\s@]+$/.test(email.trim())) found.email = 'Enter an e-mail address.';
-    if (password.length < MIN_PASSWORD) found.password = `Use at least ${MIN_PASSWORD} characters.`;
+    if (password !== '' && password.length < MIN_PASSWORD) found.password = `Use at least ${MIN_PASSWORD} characters, or leave it empty for a setup link.`;
     setErrors(found);
     setGeneral(null);
     if (Object.keys(found).length > 0) return;
     setBusy(true);
     try {
-      const user = await api.post<User>('/users', { email: email.trim(), role, password });
-      toast(`${user.email} added. Give them the password; they choose their own at first sign-in.`);
-      setOpen(false);
+      const user = await api.post<User & { setup_link?: string }>('/users', { email: email.trim(), role, ...(password ? { password } : {}) });
       onAdded();
+      if (user.setup_link) setLink({ email: user.email, url: user.setup_link });
+      else {
+        toast(`${user.email} added. Give them the password; they choose their own at first sign-in.`);
+        setOpen(false);
+      }
     } catch (e) {
       if (e instanceof ApiFailure && e.status === 422 && e.field) setErrors({ [e.field]: e.message });
       else setGeneral(messageOf(e));
@@ -77,32 +84,49 @@ function AddUser({ onAdded }: { onAdded: () => void }) {
       <Button variant="primary" onPress={start}>
         Add user
       </Button>
-      <AppDialog title="Add a user" isOpen={open} onOpenChange={setOpen}>
-        <Form className="form" onSubmit={(e) => void submit(e)} validationBehavior="aria">
-          <TextField label="E-mail" type="email" value={email} onChange={setEmail} error={errors.email} isRequired autoFocus autoComplete="off" />
-          <SelectField label="Role" options={ROLE_OPTIONS} value={role} onChange={(r) => setRole(r as Role)} error={errors.role} />
-          <TextField
-            label="Initial password"
-            type="password"
-            value={password}
-            onChange={setPassword}
-            error={errors.password}
-            isRequired
-            autoComplete="new-password"
-            description={`At least ${MIN_PASSWORD} characters. The user must change it at first sign-in.`}
-          />
-          {general ? (
-            <p className="message message-error" role="alert">
-              {general}
+      <AppDialog title={link ? 'Setup link' : 'Add a user'} isOpen={open} onOpenChange={setOpen} isDismissable={!link}>
+        {link ? (
+          <div className="form">
+            <p>
+              <strong>{link.email}</strong> was added. Give them this link: it lets them choose a password, works once and expires in 24 hours. It is shown only
+              now.
             </p>
-          ) : null}
-          <div className="dialog-actions">
-            <Button onPress={() => setOpen(false)}>Cancel</Button>
-            <Button variant="primary" type="submit" isPending={busy}>
-              Add user
-            </Button>
+            <div className="secret-box">
+              <code id="setup-link" data-testid="setup-link">
+                {link.url}
+              </code>
+            </div>
+            <CopyButton value={link.url} label="Copy link" variant="primary" fallbackTargetId="setup-link" />
+            <div className="dialog-actions">
+              <Button onPress={() => setOpen(false)}>Done</Button>
+            </div>
           </div>
-        </Form>
+        ) : (
+          <Form className="form" onSubmit={(e) => void submit(e)} validationBehavior="aria">
+            <TextField label="E-mail" type="email" value={email} onChange={setEmail} error={errors.email} isRequired autoFocus autoComplete="off" />
+            <SelectField label="Role" options={ROLE_OPTIONS} value={role} onChange={(r) => setRole(r as Role)} error={errors.role} />
+            <TextField
+              label="Initial password (optional)"
+              type="password"
+              value={password}
+              onChange={setPassword}
+              error={errors.password}
+              autoComplete="new-password"
+              description={`At least ${MIN_PASSWORD} characters; the user must change it at first sign-in. Leave it empty to get a one-time setup link instead.`}
+            />
+            {general ? (
+              <p className="message message-error" role="alert">
+                {general}
+              </p>
+            ) : null}
+            <div className="dialog-actions">
+              <Button onPress={() => setOpen(false)}>Cancel</Button>
+              <Button variant="primary" type="submit" isPending={busy}>
+                Add user
+              </Button>
+            </div>
+          </Form>
+        )}
       </AppDialog>
     </>
   );
