@@ -51,6 +51,7 @@ import { UploadSweeper } from './files/upload-sweeper.js';
 import { clientAddressOf } from './lib/client-address.js';
 import { fileRoutes } from './api/routes/files.js';
 import { widgetRoutes } from './api/routes/widget.js';
+import { widgetPreviewRoutes } from './api/routes/widget-preview.js';
 import { notificationRoutes } from './api/routes/notifications.js';
 import { adminAppRoutes, defaultAdminAppDir } from './api/routes/admin-app.js';
 import { adminRouteGroups } from './api/routes/admin/index.js';
@@ -233,6 +234,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         routeGroup(healthRoutes, { store }),
         routeGroup(fileRoutes, { files: storedFiles }),
         routeGroup(widgetRoutes, {}),
+        routeGroup(widgetPreviewRoutes, {}),
         routeGroup(inboundRoutes, { inbound }),
         routeGroup(adminAppRoutes, { dir: options.adminAppDir ?? defaultAdminAppDir() }),
       ],
