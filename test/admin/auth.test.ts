@@ -317,6 +317,19 @@ for (const { dialect, skip, test } of await dialects()) {
       assert.equal((await browser().signIn('target@example.com', PASSWORD)).status, 200);
     });
 
+    test('a burst of parallel guesses gets no more tries than the limit', async () => {
+      await addUser('burst@example.com');
+      const answers = await Promise.all(Array.from({ length: 25 }, (_, i) => browser().signIn('burst@example.com', `parallel guess ${i}`)));
+      const statuses = answers.map((a) => a.status);
+      assert.ok(
+        statuses.every((s) => s === 401 || s === 429),
+        statuses.join(),
+      );
+      assert.ok(statuses.filter((s) => s === 401).length <= 10, `checked passwords: ${statuses.join()}`);
+      assert.equal((await browser().signIn('burst@example.com', PASSWORD)).status, 429);
+      clock.advance(15 * MINUTE);
+    });
+
     test('thirty failed sign-ins from one address block it for every e-mail', async () => {
       await addUser('victim@example.com');
       const attacker = browser();

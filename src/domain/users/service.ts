@@ -155,17 +155,15 @@ export class UserService {
    */
   async signIn(email: string, password: string, address: string): Promise<SignedIn> {
     const key = emailKey(email);
-    const wait = await this.deps.throttle.retryAfter(key, address);
-    if (wait > 0) throw new SignInThrottled(wait);
+    const attempt = await this.deps.throttle.begin(key, address);
+    if (attempt.retryAfter > 0) throw new SignInThrottled(attempt.retryAfter);
     const row = key.length <= EMAIL_MAX_LENGTH ? await this.deps.store.adminUsers.findByEmailKey(key) : undefined;
     const usable = password.length <= PASSWORD_MAX_LENGTH;
     const hash = row?.password_hash ?? (await this.decoyHash());
     const matches = usable && (await verifyPassword(password, hash)) && row?.password_hash != null;
-    if (!row || !matches) {
-      await this.deps.throttle.failed(key, address);
-      throw ApiError.of('unauthorized', WRONG_CREDENTIALS);
-    }
-    await this.deps.throttle.succeeded(key);
+    // A failure stays counted (the attempt's rows are the count).
+    if (!row || !matches) throw ApiError.of('unauthorized', WRONG_CREDENTIALS);
+    await this.deps.throttle.succeeded(key, attempt);
     return this.startSession(row);
   }
 

@@ -8,10 +8,22 @@ export const FAILURES_PER_EMAIL = 10;
 export const FAILURES_PER_ADDRESS = 30;
 const PRUNE_EVERY_MS = 60 * 60_000;
 
+/** One sign-in try, counted as a failure until it succeeds. */
+export interface SignInAttempt {
+  /** Seconds until a try is allowed again; 0 when this one may go on. */
+  retryAfter: number;
+  /** Its rows, counted as failures until `succeeded` removes them. */
+  ids: number[];
+}
+
 /**
  * Failed sign-ins counted per e-mail and per client address over a sliding window, kept in the
  * store so that every instance sees the same count. Past the limit of either, sign-in is refused
  * (even with the right password) until the oldest counted failure leaves the window.
+ *
+ * A try is written as a failure before the password is checked and then counted with the others:
+ * the k-th of many parallel tries sees at least k, so a burst cannot slip more than the limit
+ * past a check that has not seen the others' failures yet.
  */
 export class SignInThrottle {
   private lastPrune = 0;
@@ -25,30 +37,37 @@ export class SignInThrottle {
     ];
   }
 
-  /** Seconds until a try is allowed again, or 0 when it is allowed now. */
-  async retryAfter(emailKey: string, address: string): Promise<number> {
-    const now = this.deps.clock.now();
+  async begin(emailKey: string, address: string): Promise<SignInAttempt> {
+    const { store, clock, ids } = this.deps;
+    const now = clock.now();
+    const keys = this.keys(emailKey, address);
+    const entries = keys.map(({ key }) => ({ id: ids.nextNumber(), key }));
+    await store.signInFailures.record(entries, now);
+    const mine = entries.map((e) => e.id);
+    let blocked = false;
+    for (const { key, limit } of keys) {
+      if ((await store.signInFailures.recent(key, now - THROTTLE_WINDOW_MS, limit + 1)).length > limit) blocked = true;
+    }
+    if (now - this.lastPrune > PRUNE_EVERY_MS) {
+      this.lastPrune = now;
+      await store.signInFailures.prune(now - THROTTLE_WINDOW_MS);
+    }
+    if (!blocked) return { retryAfter: 0, ids: mine };
+    // A refused try is not a failure of its own: it must not push the end of the block further.
+    await store.signInFailures.deleteIds(mine);
     let wait = 0;
-    for (const { key, limit } of this.keys(emailKey, address)) {
-      const recent = await this.deps.store.signInFailures.recent(key, now - THROTTLE_WINDOW_MS, limit);
+    for (const { key, limit } of keys) {
+      const recent = await store.signInFailures.recent(key, now - THROTTLE_WINDOW_MS, limit);
       // The limit-th newest failure leaving the window frees one try.
       if (recent.length >= limit) wait = Math.max(wait, recent[limit - 1]! + THROTTLE_WINDOW_MS - now);
     }
-    return wait > 0 ? Math.ceil(wait / 1000) : 0;
+    // Other tries were being counted at the same moment: ask for a second's patience.
+    return { retryAfter: Math.max(1, Math.ceil(wait / 1000)), ids: [] };
   }
 
-  async failed(emailKey: string, address: string): Promise<void> {
-    const now = this.deps.clock.now();
-    const entries = this.keys(emailKey, address).map(({ key }) => ({ id: this.deps.ids.nextNumber(), key }));
-    await this.deps.store.signInFailures.record(entries, now);
-    if (now - this.lastPrune > PRUNE_EVERY_MS) {
-      this.lastPrune = now;
-      await this.deps.store.signInFailures.prune(now - THROTTLE_WINDOW_MS);
-    }
-  }
-
-  /** A successful sign-in forgets the e-mail's failures (the address keeps its count). */
-  async succeeded(emailKey: string): Promise<void> {
+  /** A successful sign-in is no failure, and forgets the e-mail's failures (the address keeps its count). */
+  async succeeded(emailKey: string, attempt: SignInAttempt): Promise<void> {
+    await this.deps.store.signInFailures.deleteIds(attempt.ids);
     await this.deps.store.signInFailures.clear(`email:${emailKey}`);
   }
 }

@@ -217,6 +217,14 @@ export class SignInFailuresRepo {
     return rows.map((r) => Number(r.at));
   }
 
+  async deleteIds(ids: readonly number[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db
+      .deleteFrom('admin_sign_in_failures')
+      .where('id', 'in', [...ids])
+      .execute();
+  }
+
   async clear(key: string): Promise<void> {
     await this.db.deleteFrom('admin_sign_in_failures').where('key', '=', key).execute();
   }
