@@ -1,0 +1,253 @@
+import { describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { dialects } from '../helpers/databases.js';
+import { startHarness, SMS_ACCESS_KEY, SMS_SIGNING_KEY, type Harness } from '../connectors/helpers/harness.js';
+import {
+  checkAccessibility,
+  chromiumMissing,
+  createAdminUser,
+  startAdminBrowser,
+  TEST_PASSWORD_ENV,
+  type AdminBrowser,
+  type AdminPage,
+  type AdminUserFixture,
+} from '../helpers/admin-browser.js';
+
+// Channels in the app with the platform stand-ins running: one channel of each type made through
+// its own form (socialnet_chat, mobile and botmsg in production, their credentials checked by the
+// stand-ins); the API's 422 shown at the field it names; edit; the rbm agent's next step; delete
+// with a confirmation that counts what goes with it; and another account's channels never shown.
+
+const browserSkip = chromiumMissing();
+const SMS_NUMBER = '+420601000333';
+
+for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['one channel of each type'] })) {
+  describe(`Admin app channels in Chromium (${dialect})`, { skip: skip || browserSkip }, () => {
+    let h: Harness;
+    let app: AdminBrowser;
+    let owner: AdminUserFixture;
+    let a: AdminPage;
+    const made = new Map<string, string>();
+
+    before(async () => {
+      h = await startHarness(dialect, { ...TEST_PASSWORD_ENV });
+      owner = await createAdminUser(h.s, h.s.accountId, 'owner@example.com', 'owner');
+      app = await startAdminBrowser();
+      a = await app.open(h.s.origin, owner);
+    });
+    after(async () => {
+      await app?.close();
+      await h?.close();
+    });
+
+    /** Opens the new channel form, picks the type from the list, fills the fields and submits. */
+    async function createThroughForm(page: Page, typeLabel: RegExp, fields: Record<string, string>, mode?: RegExp): Promise<void> {
+      await a.goto('/admin/channels');
+      await page.getByRole('link', { name: 'New channel' }).click();
+      await page.getByRole('heading', { name: 'New channel', level: 1 }).waitFor();
+      await page.getByRole('button', { name: /Channel type/ }).click();
+      await page.getByRole('option', { name: typeLabel }).click();
+      if (mode) {
+        await page.getByRole('button', { name: /Mode/ }).click();
+        await page.getByRole('option', { name: mode }).click();
+      }
+      for (const [label, value] of Object.entries(fields)) await page.getByLabel(label, { exact: true }).fill(value);
+      await page.getByRole('button', { name: 'Create channel' }).click();
+    }
+
+    async function expectCreated(page: Page, name: string): Promise<string> {
+      await page.getByRole('heading', { name, level: 1 }).waitFor();
+      const id = /\/admin\/channels\/(\d+)$/.exec(new URL(page.url()).pathname)?.[1];
+      assert.ok(id, page.url());
+      made.set(name, id);
+      return id;
+    }
+
+    test('one channel of each type through its own form; production credentials checked by the stand-ins, a refusal shown at its field', async () => {
+      const page = a.page;
+
+      // mobile in production against the SMS provider stand-in: a wrong key first.
+      await createThroughForm(page, /^SMS \(mobile\)/, {
+        Name: 'Order updates SMS',
+        'Sender id': SMS_NUMBER,
+        'Provider access token': 'live_not_the_key',
+        'Signing key': SMS_SIGNING_KEY,
+      });
+      const keyField = page.getByLabel('Provider access token', { exact: true });
+      await page.waitForFunction(() => document.querySelector('[aria-invalid="true"]') !== null);
+      assert.equal(await keyField.getAttribute('aria-invalid'), 'true');
+      const keyError = await page.locator('.field', { has: keyField }).locator('.field-error').textContent();
+      assert.ok(keyError && keyError.length > 0, 'the refusal is shown next to the access token field');
+      assert.equal(await page.getByLabel('Sender id', { exact: true }).getAttribute('aria-invalid'), null);
+      await checkAccessibility(page, 'the new channel form with an error');
+      await keyField.fill(SMS_ACCESS_KEY);
+      await page.getByRole('button', { name: 'Create channel' }).click();
+      await expectCreated(page, 'Order updates SMS');
+      // The URLs the provider needs are shown with a copy button.
+      await page.getByText(/\/inbound\/\d+\/receive$/).waitFor();
+      await checkAccessibility(page, 'the channel details page');
+
+      // socialnet_chat in production: a page made on the stand-in, connected with its admin's token.
+      const sn = await h.snSandbox('/pages', { name: 'Corner Café', category: 'Restaurant' });
+      assert.equal(sn.status, 201, sn.text);
+      await createThroughForm(page, /^Social network chat/, {
+        Name: 'Café page',
+        'Page id': sn.body.page.id,
+        'Page access token': sn.body.admin.user_access_token,
+      });
+      await expectCreated(page, 'Café page');
+      await page.getByText('Corner Café').waitFor();
+
+      // botmsg in production: a bot made on its stand-in; its name is read from the platform.
+      const bot = await h.bmSandbox('/bots', { username: 'corner_cafe_bot', first_name: 'Corner Café Bot' });
+      assert.equal(bot.status, 201, bot.text);
+      await createThroughForm(page, /^Bot messaging/, { Name: 'Café bot', 'Bot token': bot.body.token });
+      await expectCreated(page, 'Café bot');
+      await page.getByText('corner_cafe_bot').waitFor();
+
+      await createThroughForm(page, /^Web chat/, { Name: 'Site chat' });
+      await expectCreated(page, 'Site chat');
+
+      await createThroughForm(page, /^RCS business messaging/, { Name: 'RCS offers', 'Agent name': 'Corner Café' });
+      await expectCreated(page, 'RCS offers');
+
+      await createThroughForm(page, /^App messaging \(appmsg\)/, { Name: 'App chat', 'Access token': 'app-token-1' });
+      await expectCreated(page, 'App chat');
+
+      await createThroughForm(page, /^App business messages/, { Name: 'Business app', 'Sender id': 'corner-cafe' }, /^Test/);
+      await expectCreated(page, 'Business app');
+      await page.getByText('Test mode').first().waitFor();
+
+      await createThroughForm(page, /^E-mail/, {
+        Name: 'Support mail',
+        'Provider API key': 'mail-key-1',
+        'Sender address': 'support@corner.example',
+        'Sender name': 'Corner Café',
+      });
+      await expectCreated(page, 'Support mail');
+
+      // All eight in the list, with their type and mode, as the API has them.
+      await a.goto('/admin/channels');
+      const grid = page.getByRole('grid', { name: 'Channels' });
+      await grid.getByRole('row', { name: /Support mail/ }).waitFor();
+      const listed = await h.s.api.get('/v1/channels?max=100');
+      assert.deepEqual(listed.body.map((c: { type: string }) => c.type).sort(), [
+        'appmsg',
+        'appmsg_business_messages',
+        'botmsg',
+        'email',
+        'mobile',
+        'rbm',
+        'service_chat',
+        'socialnet_chat',
+      ]);
+      for (const channel of listed.body as { name: string; mode?: string }[]) {
+        const row = grid.getByRole('row', { name: new RegExp(channel.name) });
+        await row.waitFor();
+        if (channel.mode) assert.match((await row.textContent()) ?? '', new RegExp(channel.mode));
+      }
+      assert.equal(listed.body.find((c: { name: string }) => c.name === 'Order updates SMS').mode, 'production');
+      assert.equal(listed.body.find((c: { name: string }) => c.name === 'Business app').mode, 'test');
+      await checkAccessibility(page, 'the channels list');
+      await a.assertNoProblems();
+    });
+
+    test('editing a channel changes its name and mode; a secret left empty is kept', async () => {
+      const id = made.get('Order updates SMS');
+      assert.ok(id);
+      const page = a.page;
+      await a.goto(`/admin/channels/${id}`);
+      await page.getByRole('link', { name: 'Edit channel' }).click();
+      await page.getByRole('heading', { name: 'Edit Order updates SMS' }).waitFor();
+      await checkAccessibility(page, 'the edit channel form');
+      assert.equal(await page.getByLabel('Sender id', { exact: true }).inputValue(), SMS_NUMBER);
+      assert.equal(await page.getByLabel('Provider access token', { exact: true }).inputValue(), '');
+      await page.getByLabel('Name', { exact: true }).fill('Shipping SMS');
+      await page.getByRole('button', { name: /Mode/ }).click();
+      await page.getByRole('option', { name: /^Test/ }).click();
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('heading', { name: 'Shipping SMS', level: 1 }).waitFor();
+      const got = await h.s.api.get(`/v1/channels/${id}`);
+      assert.equal(got.body.name, 'Shipping SMS');
+      assert.equal(got.body.mode, 'test');
+      assert.equal(got.body.provider.access_token, SMS_ACCESS_KEY);
+      await a.assertNoProblems();
+    });
+
+    test('the rbm agent offers the step its state allows: register a new agent, then wait for the platform', async () => {
+      const id = made.get('RCS offers');
+      assert.ok(id);
+      const page = a.page;
+      await a.goto(`/admin/channels/${id}`);
+      const agent = page.getByRole('region', { name: 'RCS agent' });
+      await agent.getByText('Agent not registered').first().waitFor();
+      await agent.getByRole('button', { name: 'Register agent' }).click();
+      const confirm = page.getByRole('alertdialog', { name: 'Register agent?' });
+      await checkAccessibility(page, 'the register agent confirmation');
+      await confirm.getByRole('button', { name: 'Register agent' }).click();
+      await agent.getByText('Waiting for the RCS platform').waitFor();
+      assert.equal(await agent.getByRole('button').count(), 0);
+      assert.equal((await h.s.api.get(`/v1/channels/${id}`)).body.rbm.agent_state, 'create_requested');
+      await a.assertNoProblems();
+    });
+
+    test('deleting a channel says what goes with it (its contacts counted) and removes it', async () => {
+      const id = made.get('Café page');
+      assert.ok(id);
+      const channel = (await h.s.api.get(`/v1/channels/${id}`)).body;
+      // A user of the page writes, so the channel has a contact and a message.
+      const user = await h.snSandbox(`/pages/${channel.socialnet_page.id}/users`, { first_name: 'Jana', last_name: 'Nováková' });
+      assert.equal(user.status, 201, user.text);
+      const wrote = await h.snSandbox(`/pages/${channel.socialnet_page.id}/users/${user.body.user.psid}/messages`, { text: 'Are you open today?' });
+      assert.equal(wrote.status, 200, wrote.text);
+      const contacts = await h.s.api.get(`/v1/channels/${id}/contacts`);
+      assert.equal(contacts.headers.get('x-total-count'), '1');
+
+      const page = a.page;
+      await a.goto(`/admin/channels/${id}`);
+      await page.getByRole('button', { name: 'Delete channel' }).click();
+      const confirm = page.getByRole('alertdialog', { name: 'Delete “Café page”?' });
+      await confirm.getByText('its 1 contact, with their conversations, messages and stored files;').waitFor();
+      await confirm.getByText(/log of webhook deliveries/).waitFor();
+      await checkAccessibility(page, 'the delete confirmation');
+      await confirm.getByRole('button', { name: 'Cancel' }).click();
+      await confirm.waitFor({ state: 'hidden' });
+      assert.equal((await h.s.api.get(`/v1/channels/${id}`)).status, 200);
+
+      await page.getByRole('button', { name: 'Delete channel' }).click();
+      await confirm.getByRole('button', { name: 'Delete channel' }).click();
+      await page.getByRole('heading', { name: 'Channels', level: 1 }).waitFor();
+      await page
+        .getByRole('grid', { name: 'Channels' })
+        .getByRole('row', { name: /Site chat/ })
+        .waitFor();
+      assert.equal(await page.getByRole('row', { name: /Café page/ }).count(), 0);
+      assert.equal((await h.s.api.get(`/v1/channels/${id}`)).status, 404);
+      await a.assertNoProblems();
+    });
+
+    test("another account's channels never appear, in the list or at their address", async () => {
+      const other = await h.s.newAccount();
+      const theirs = await other.api.post('/v1/channels', { type: 'service_chat', name: 'Their private chat' });
+      assert.equal(theirs.status, 201, theirs.text);
+      const page = a.page;
+      await a.goto('/admin/channels');
+      await page
+        .getByRole('grid', { name: 'Channels' })
+        .getByRole('row', { name: /Site chat/ })
+        .waitFor();
+      assert.equal(await page.getByText('Their private chat').count(), 0);
+      await a.goto(`/admin/channels/${theirs.body.id}`);
+      await page.getByRole('alert').waitFor();
+      assert.match((await page.getByRole('alert').textContent()) ?? '', /not found/i);
+      assert.equal(await page.getByText('Their private chat').count(), 0);
+      const direct = await a.context.request.get(`/admin/api/v1/channels/${theirs.body.id}`);
+      assert.equal(direct.status(), 404);
+      await a.goto(`/admin/channels/${theirs.body.id}/edit`);
+      await page.getByRole('alert').waitFor();
+      assert.equal(await page.getByText('Their private chat').count(), 0);
+      await a.assertNoProblems();
+    });
+  });
+}
