@@ -3,12 +3,13 @@ import { CONTROL_PREFIX } from '../shared/control.js';
 import { randomAlnum } from '../shared/ids.js';
 import { asArray, asRecord, isRecord, optString, type JsonRecord } from '../shared/values.js';
 import { agentFor } from './auth.js';
+import { registerManagement } from './management.js';
 import { applyFault, type RbContext } from './context.js';
 import { invalidArgument, notFound, renderRpcError, RpcError } from './errors.js';
 import type { RbAgent, RbPhone } from './state.js';
 import { validateAgentMessage } from './validation.js';
 
-// The messaging API under /v1 and the launch resource of the management API.
+// The messaging API under /v1 (the management API is in management.ts).
 
 type PhoneReq = FastifyRequest<{ Params: { phone: string }; Querystring: Record<string, string | undefined> }>;
 
@@ -25,6 +26,15 @@ export function reachable(agent: RbAgent, phone: RbPhone | undefined): phone is 
   return agent.testers.get(phone.phone) === 'ACCEPTED';
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Message and event ids are client-made UUIDs. */
+function uuidParam(value: string | undefined, name: string): string {
+  if (!value) throw invalidArgument(`${name} is required.`);
+  if (!UUID.test(value)) throw invalidArgument(`${name} must be a UUID.`);
+  return value;
+}
+
 function iso(ms: number): string {
   return new Date(ms).toISOString().replace('Z', '000Z');
 }
@@ -36,11 +46,13 @@ export function registerApi(app: FastifyInstance, ctx: RbContext): void {
     const agent = agentFor(ctx, req, req.query.agentId);
     await applyFault(ctx, 'agentMessages');
     const phoneNumber = e164(req.params.phone);
-    const messageId = req.query.messageId;
-    if (!messageId) throw invalidArgument('messageId is required.');
+    const messageId = uuidParam(req.query.messageId, 'messageId');
     const body = asRecord(req.body);
     const needed = validateAgentMessage(body);
     const existing = state.agentMessages.find((m) => m.agentId === agent.id && m.messageId === messageId);
+    // An id an agent event used before is ignored too (the message is not sent).
+    const usedByEvent = state.agentEvents.some((e) => e.agentId === agent.id && e.eventId === messageId);
+    if (usedByEvent && !existing) return { name: `phones/${phoneNumber}/agentMessages/${messageId}`, sendTime: iso(state.clock.now()) };
     if (existing) {
       if (ctx.options.duplicateMessageId === 'conflict') throw new RpcError(409, 'ALREADY_EXISTS', 'Requested entity already exists');
       return {
@@ -76,8 +88,7 @@ export function registerApi(app: FastifyInstance, ctx: RbContext): void {
     const agent = agentFor(ctx, req, req.query.agentId);
     await applyFault(ctx, 'agentEvents');
     const phoneNumber = e164(req.params.phone);
-    const eventId = req.query.eventId;
-    if (!eventId) throw invalidArgument('eventId is required.');
+    const eventId = uuidParam(req.query.eventId, 'eventId');
     const body = asRecord(req.body);
     const eventType = optString(body.eventType);
     if (eventType !== 'READ' && eventType !== 'IS_TYPING') throw invalidArgument("Invalid value at 'agent_event.event_type'.");
@@ -101,6 +112,7 @@ export function registerApi(app: FastifyInstance, ctx: RbContext): void {
     return { features: phone.features };
   });
 
+  // Deprecated per-phone invite of the messaging API (the management API's testers replace it).
   app.post<{ Params: { phone: string }; Querystring: Record<string, string | undefined> }>('/v1/phones/:phone/testers', async (req) => {
     const agent = agentFor(ctx, req, req.query.agentId);
     await applyFault(ctx, 'testers');
@@ -137,36 +149,7 @@ export function registerApi(app: FastifyInstance, ctx: RbContext): void {
     return { name };
   });
 
-  const mgmt = ctx.options.managementPrefix;
-  const launchView = (agent: RbAgent): JsonRecord => {
-    const details: JsonRecord = {};
-    for (const [carrier, launchState] of agent.launch) details[carrier] = { launchState };
-    return { name: `brands/${agent.brandId}/agents/${agent.id}/launch`, [ctx.options.productKey]: { launchDetails: details } };
-  };
-  const mgmtAgent = (req: FastifyRequest<{ Params: { brand: string; agent: string } }>): RbAgent => {
-    const agent = agentFor(ctx, req, req.params.agent);
-    if (agent.brandId !== req.params.brand) throw notFound();
-    return agent;
-  };
-  app.get<{ Params: { brand: string; agent: string } }>(`${mgmt}/v1/brands/:brand/agents/:agent`, async (req) => {
-    const agent = mgmtAgent(req);
-    return { name: `brands/${agent.brandId}/agents/${agent.id}`, displayName: agent.displayName, [ctx.options.productKey]: { region: agent.region } };
-  });
-  app.get<{ Params: { brand: string; agent: string } }>(`${mgmt}/v1/brands/:brand/agents/:agent/launch`, async (req) => launchView(mgmtAgent(req)));
-  // Requesting a launch puts the listed carriers in PENDING; the control API approves or rejects.
-  app.patch<{ Params: { brand: string; agent: string } }>(`${mgmt}/v1/brands/:brand/agents/:agent/launch`, async (req) => {
-    const agent = mgmtAgent(req);
-    await applyFault(ctx, 'launch');
-    const product = asRecord(asRecord(req.body)[ctx.options.productKey]);
-    const details = product.launchDetails;
-    if (!isRecord(details) || Object.keys(details).length === 0)
-      throw invalidArgument(`${ctx.options.productKey}.launchDetails must name at least one carrier or region.`);
-    for (const carrier of Object.keys(details)) {
-      const current = agent.launch.get(carrier);
-      if (current !== 'LAUNCH_STATE_LAUNCHED') agent.launch.set(carrier, 'LAUNCH_STATE_PENDING');
-    }
-    return launchView(agent);
-  });
+  registerManagement(app, ctx);
 
   app.setErrorHandler((err: unknown, req, reply) => {
     const e = err as { statusCode?: number; message?: string };

@@ -1,4 +1,4 @@
-import { createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CONTROL_PREFIX, controlError, outboundView } from '../shared/control.js';
 import { randomAlnum, randomHex } from '../shared/ids.js';
@@ -7,7 +7,8 @@ import { colorFor, makePng } from '../shared/png.js';
 import { asArray, asRecord, isRecord, optBoolean, optNumber, optString, type JsonRecord } from '../shared/values.js';
 import { issueToken } from './auth.js';
 import { originOf, type RbContext } from './context.js';
-import { ALL_FEATURES, LAUNCH_STATES, type RbAgent, type RbPhone } from './state.js';
+import { carrierOf } from './management.js';
+import { ALL_FEATURES, LAUNCH_STATES, VERIFICATION_STATES, type RbAgent, type RbPhone } from './state.js';
 import { newId, type PushOutcome } from './webhooks.js';
 
 // Control API: agents (service-account keys, webhook, launch, testers), phones, user traffic.
@@ -27,9 +28,23 @@ function agentView(agent: RbAgent): JsonRecord {
     display_name: agent.displayName,
     region: agent.region,
     service_account_email: agent.serviceAccountEmail,
+    verification: agent.verification,
     webhook: agent.webhook,
     launch: Object.fromEntries(agent.launch),
+    launch_comments: Object.fromEntries(agent.launchComments ?? []),
     testers: Object.fromEntries(agent.testers),
+  };
+}
+
+function serviceAccountKey(origin: string, email: string, privateKey: KeyObject): JsonRecord {
+  return {
+    type: 'service_account',
+    project_id: 'sandbox-project',
+    private_key_id: randomHex(20),
+    private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    client_email: email,
+    client_id: randomHex(10),
+    token_uri: `${origin}/token`,
   };
 }
 
@@ -48,32 +63,49 @@ export function registerControl(app: FastifyInstance, ctx: RbContext): void {
     if (state.agents.has(id)) return controlError(reply, 400, 'agent id in use');
     const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const email = `rbm-${id}@sandbox-project.iam.invalid`;
+    const brandId = optString(body.brand_id) ?? randomHex(8);
+    if (!state.brands.has(brandId)) state.brands.set(brandId, { id: brandId, displayName: 'Sandbox Brand', ownerEmail: email });
     const agent: RbAgent = {
       id,
-      brandId: optString(body.brand_id) ?? randomHex(8),
+      brandId,
       displayName: optString(body.display_name) ?? 'Sandbox Agent',
       region: optString(body.region) ?? 'europe',
       serviceAccountEmail: email,
       publicKey: createPublicKey(publicKey.export({ type: 'spki', format: 'pem' })),
+      verification: optString(body.verification) ?? 'VERIFICATION_STATE_VERIFIED',
       webhook: null,
       launch: new Map((asArray(body.launched_carriers) ?? []).map((c) => [String(c), 'LAUNCH_STATE_LAUNCHED'])),
+      launchComments: new Map(),
       testers: new Map(),
+      testerInvites: [],
     };
     state.agents.set(id, agent);
-    const origin = originOf(ctx, req);
     return reply.code(201).send({
       agent: agentView(agent),
       access_token: issueToken(ctx, [id]),
-      service_account_key: {
-        type: 'service_account',
-        project_id: 'sandbox-project',
-        private_key_id: randomHex(20),
-        private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-        client_email: email,
-        client_id: randomHex(10),
-        token_uri: `${origin}/token`,
-      },
+      service_account_key: serviceAccountKey(originOf(ctx, req), email, privateKey),
     });
+  });
+
+  // A partner: one service-account key for all the agents it registers through the management API.
+  app.post(`${p}/partners`, async (req, reply) => {
+    const name = (optString(asRecord(req.body).name) ?? `partner-${randomAlnum(6)}`).toLowerCase().replace(/[^a-z0-9-]/g, '-');
+    const email = `${name}@sandbox-partner.iam.invalid`;
+    if (state.partners.has(email)) return controlError(reply, 400, 'partner name in use');
+    const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    state.partners.set(email, { email, publicKey: createPublicKey(publicKey.export({ type: 'spki', format: 'pem' })) });
+    return reply.code(201).send({ partner: { email }, service_account_key: serviceAccountKey(originOf(ctx, req), email, privateKey) });
+  });
+
+  // The platform's reviewers decide on the brand verification of an agent.
+  app.post<{ Params: { agentId: string } }>(`${p}/agents/:agentId/verification`, async (req, reply) => {
+    const agent = agentOr404(req, reply);
+    if (!agent) return reply;
+    const verification = optString(asRecord(req.body).state) ?? 'VERIFICATION_STATE_VERIFIED';
+    if (!(VERIFICATION_STATES as readonly string[]).includes(verification))
+      return controlError(reply, 400, `state must be one of ${VERIFICATION_STATES.join(', ')}`);
+    agent.verification = verification;
+    return { agent: agentView(agent) };
   });
 
   app.get(`${p}/agents`, async () => ({ agents: [...state.agents.values()].map(agentView) }));
@@ -109,7 +141,11 @@ export function registerControl(app: FastifyInstance, ctx: RbContext): void {
     const launchState = optString(body.state) ?? 'LAUNCH_STATE_LAUNCHED';
     if (!carrier || !(LAUNCH_STATES as readonly string[]).includes(launchState))
       return controlError(reply, 400, `carrier and state (${LAUNCH_STATES.join(', ')}) are required`);
-    agent.launch.set(carrier, launchState);
+    agent.launch.set(carrierOf(carrier), launchState);
+    // The reviewer's comment (a rejection's reason) goes with the decision.
+    const comment = optString(body.comment);
+    if (comment === undefined) agent.launchComments.delete(carrierOf(carrier));
+    else agent.launchComments.set(carrierOf(carrier), comment);
     return { agent: agentView(agent) };
   });
 
@@ -265,6 +301,8 @@ export function registerControl(app: FastifyInstance, ctx: RbContext): void {
   }));
   app.post(`${p}/reset`, async () => {
     state.agents.clear();
+    state.partners.clear();
+    state.brands.clear();
     state.phones.clear();
     state.tokens.clear();
     state.agentMessages.length = 0;

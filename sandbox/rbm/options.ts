@@ -4,8 +4,10 @@
 export interface RbmOptions {
   /** Header with base64 HMAC-SHA512(client token, decoded data) on webhook calls. */
   signatureHeaderName?: string;
-  /** Scope a service-account assertion must ask for at the token endpoint. */
+  /** Scope of the messaging API a service-account assertion asks for at the token endpoint. */
   oauthScope?: string;
+  /** Scope of the management API (agents, verification, launch, testers): a separate grant. */
+  managementScope?: string;
   /** Key of the launch resource (`{"<productKey>": {"launchDetails": …}}`). */
   productKey?: string;
   /** Path prefix of the management API on this server (`{platform_mgmt_base}`). */
@@ -22,6 +24,7 @@ export interface RbmOptions {
 export interface ResolvedRbmOptions {
   signatureHeaderName: string;
   oauthScope: string;
+  managementScope: string;
   productKey: string;
   managementPrefix: string;
   duplicateMessageId: 'ignore' | 'conflict';
@@ -36,6 +39,7 @@ export function resolveOptions(o: RbmOptions): ResolvedRbmOptions {
   return {
     signatureHeaderName: o.signatureHeaderName ?? 'X-Rbm-Signature',
     oauthScope: o.oauthScope ?? 'rbm.messaging',
+    managementScope: o.managementScope ?? 'rbm.management',
     productKey: o.productKey ?? 'rbm',
     managementPrefix: o.managementPrefix ?? '/mgmt',
     duplicateMessageId: o.duplicateMessageId ?? 'ignore',

@@ -17,6 +17,8 @@ export function createRbmStandIn(options: RbmOptions = {}): StandIn<RbmState> {
   const opts = resolveOptions(options);
   const state: RbmState = {
     agents: new Map(),
+    partners: new Map(),
+    brands: new Map(),
     phones: new Map(),
     tokens: new Map(),
     agentMessages: [],
@@ -34,7 +36,19 @@ export function createRbmStandIn(options: RbmOptions = {}): StandIn<RbmState> {
     formBodies: true,
     media: state.media,
     // Accounts and what they registered survive a restart; traffic does not.
-    persist: { keys: ['agents', 'phones', 'tokens'] },
+    persist: {
+      keys: ['agents', 'partners', 'brands', 'phones', 'tokens'],
+      // Agents kept by an older stand-in lack the fields added since.
+      afterRestore: (s) => {
+        s.partners ??= new Map();
+        s.brands ??= new Map();
+        for (const agent of s.agents.values()) {
+          agent.verification ??= 'VERIFICATION_STATE_VERIFIED';
+          agent.launchComments ??= new Map();
+          agent.testerInvites ??= [];
+        }
+      },
+    },
     routes: (app) => {
       registerControl(app, ctx);
       registerTokenEndpoint(app, ctx);

@@ -15,6 +15,14 @@ export const LAUNCH_STATES = [
   'LAUNCH_STATE_PENDING_UNLAUNCH',
 ] as const;
 
+/** Verification of an agent's brand information; launch needs VERIFIED. */
+export const VERIFICATION_STATES = [
+  'VERIFICATION_STATE_UNSPECIFIED',
+  'VERIFICATION_STATE_UNVERIFIED',
+  'VERIFICATION_STATE_PENDING',
+  'VERIFICATION_STATE_VERIFIED',
+] as const;
+
 export const ALL_FEATURES = [
   'RICHCARD_STANDALONE',
   'RICHCARD_CAROUSEL',
@@ -30,14 +38,33 @@ export interface RbAgent {
   id: string;
   brandId: string;
   displayName: string;
+  /** Hosting region as the management API names it (NORTH_AMERICA, EUROPE, ASIA_PACIFIC). */
   region: string;
   serviceAccountEmail: string;
+  verification: string;
   publicKey: KeyObject;
   webhook: { url: string; clientToken: string } | null;
-  /** carrier → launch state */
+  /** carrier (region id without its `/v1/regions/` prefix) → launch state */
   launch: Map<string, string>;
+  /** carrier → the reviewer's comment on its launch (a rejection's reason) */
+  launchComments: Map<string, string>;
   /** phone → PENDING | ACCEPTED | DECLINED */
   testers: Map<string, string>;
+  /** When tester invitations were sent (the platform allows 20 a day). */
+  testerInvites: number[];
+}
+
+/** A partner's service account: one key for every agent of the partner. */
+export interface RbPartner {
+  email: string;
+  publicKey: KeyObject;
+}
+
+export interface RbBrand {
+  id: string;
+  displayName: string;
+  /** Service-account e-mail of the partner that made it. */
+  ownerEmail: string;
 }
 
 export interface RbPhone {
@@ -77,12 +104,19 @@ export interface RbUserMessage {
 }
 
 export interface RbToken {
+  /** Agents the token acts for beside those of its service account (tokens from the control API). */
   agentIds: string[];
+  /** The service account the token was issued to (its partner's agents and brands). */
+  email?: string;
+  /** OAuth scopes granted (messaging, management). */
+  scopes?: string[];
   expiresAt: number;
 }
 
 export interface RbmState extends StandInBaseState {
   agents: Map<string, RbAgent>;
+  partners: Map<string, RbPartner>;
+  brands: Map<string, RbBrand>;
   phones: Map<string, RbPhone>;
   tokens: Map<string, RbToken>;
   agentMessages: RbAgentMessage[];

@@ -125,11 +125,11 @@ test('reachability: launch state, testers, unknown phones; duplicate messageIds 
   assert.equal((await send(s, { contentMessage: { text: 'x' } }, crypto.randomUUID(), '+19998887777')).status, 404);
 
   const launchUrl = `${s.base}/mgmt/v1/brands/${s.brandId}/agents/${s.agentId}/launch`;
-  const requested = await call('PATCH', launchUrl, { rbm: { launchDetails: { 'other-carrier': {} } } }, s.auth);
-  assert.equal(at(requested.body, 'rbm', 'launchDetails', 'other-carrier', 'launchState'), 'LAUNCH_STATE_PENDING');
+  const requested = await call('PATCH', launchUrl, { rbm: { launchDetails: { '/v1/regions/other-carrier': {} } } }, s.auth);
+  assert.equal(at(requested.body, 'rbm', 'launchDetails', '/v1/regions/other-carrier', 'launchState'), 'LAUNCH_STATE_PENDING');
   await post(`${s.base}/_sandbox/agents/${s.agentId}/launch`, { carrier: 'other-carrier', state: 'LAUNCH_STATE_LAUNCHED' });
   const read = await get(launchUrl, s.auth);
-  assert.equal(at(read.body, 'rbm', 'launchDetails', 'other-carrier', 'launchState'), 'LAUNCH_STATE_LAUNCHED');
+  assert.equal(at(read.body, 'rbm', 'launchDetails', '/v1/regions/other-carrier', 'launchState'), 'LAUNCH_STATE_LAUNCHED');
   await post(`${s.base}/_sandbox/phones`, { phone_number: '+15550001111', carrier: 'other-carrier' });
   const batch = await post(`${s.base}/v1/users:batchGet`, { users: ['+15550001111', '+19998887777', PHONE], agentId: s.agentId }, s.auth);
   assert.deepEqual(at(batch.body, 'reachableUsers'), ['+15550001111', PHONE]);
@@ -229,4 +229,110 @@ test('agent events, files and faults', async (t) => {
   assert.equal(limited.status, 429);
   assert.equal(at(limited.body, 'error', 'status'), 'RESOURCE_EXHAUSTED');
   assert.equal((await send(s, { contentMessage: { text: 'x' } })).status, 200);
+});
+
+/** A token for a partner's key with the scopes asked. */
+async function partnerToken(key: Record<string, string>, scope: string): Promise<Record<string, string>> {
+  const form = new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: assertion(key, scope) });
+  const res = await fetch(String(key.token_uri), { method: 'POST', body: form });
+  const body = (await res.json()) as Record<string, unknown>;
+  assert.equal(res.status, 200, JSON.stringify(body));
+  return { authorization: `Bearer ${String(body.access_token)}` };
+}
+
+test('message and event ids must be UUIDs; an id an event used is ignored for a message', async (t) => {
+  const s = await setup(t, { webhook: false });
+  const notUuid = await send(s, { contentMessage: { text: 'x' } }, 'msg-1');
+  assert.equal(notUuid.status, 400);
+  assert.match(String(at(notUuid.body, 'error', 'message')), /UUID/);
+  const eventId = crypto.randomUUID();
+  await post(`${s.base}/v1/phones/${encodeURIComponent(PHONE)}/agentEvents?eventId=${eventId}&agentId=${s.agentId}`, { eventType: 'IS_TYPING' }, s.auth);
+  assert.equal((await send(s, { contentMessage: { text: 'x' } }, eventId)).status, 200);
+  assert.equal((at((await get(`${s.base}/_sandbox/agents/${s.agentId}/messages`)).body, 'messages') as unknown[]).length, 0);
+});
+
+test('management API: a partner key registers a brand and an agent, verification, launch by region, rejection with its comment', async (t) => {
+  const standIn = createRbmStandIn();
+  const base = await standIn.listen(0);
+  t.after(() => standIn.close());
+  const partner = await post(`${base}/_sandbox/partners`, { name: 'acme' });
+  assert.equal(partner.status, 201);
+  const key = at(partner.body, 'service_account_key') as Record<string, string>;
+  const messaging = await partnerToken(key, 'rbm.messaging');
+  const mgmt = await partnerToken(key, 'rbm.management');
+  const m = `${base}/mgmt/v1`;
+
+  // Each API needs its own scope.
+  const wrongScope = await post(`${m}/brands`, { displayName: 'Acme' }, messaging);
+  assert.equal(wrongScope.status, 403);
+  const brand = await post(`${m}/brands`, { displayName: 'Acme' }, mgmt);
+  assert.equal(brand.status, 200, JSON.stringify(brand.body));
+  const brandName = String(brand.body.name);
+  const badRegion = await post(`${base}/mgmt/v1/${brandName}/agents`, { displayName: 'Acme Bot', rbmAgent: { hostingRegion: 'MARS' } }, mgmt);
+  assert.equal(badRegion.status, 400);
+  const agent = await post(`${base}/mgmt/v1/${brandName}/agents`, { displayName: 'Acme Bot', rbmAgent: { hostingRegion: 'EUROPE' } }, mgmt);
+  assert.equal(agent.status, 200, JSON.stringify(agent.body));
+  const agentName = String(agent.body.name);
+  const agentId = agentName.split('/').at(-1) ?? '';
+  assert.equal(at(agent.body, 'rbmAgent', 'hostingRegion'), 'EUROPE');
+
+  const early = await post(
+    `${base}/mgmt/v1/${agentName}:requestLaunch`,
+    { agentLaunch: { rbm: { launchDetails: { '/v1/regions/sandbox-carrier': {} } } } },
+    mgmt,
+  );
+  assert.equal(early.status, 400, 'launch needs a verified agent');
+  assert.equal(at(early.body, 'error', 'status'), 'FAILED_PRECONDITION');
+  const verify = await post(
+    `${base}/mgmt/v1/${agentName}:requestVerification`,
+    { agentVerificationContact: { partnerName: 'Acme', partnerEmailAddress: 'ops@acme.test' } },
+    mgmt,
+  );
+  assert.equal(at(verify.body, 'verificationState'), 'VERIFICATION_STATE_PENDING');
+  await post(`${base}/_sandbox/agents/${agentId}/verification`, { state: 'VERIFICATION_STATE_VERIFIED' });
+  assert.equal(at((await get(`${base}/mgmt/v1/${agentName}/verification`, mgmt)).body, 'verificationState'), 'VERIFICATION_STATE_VERIFIED');
+
+  const regions = await get(`${m}/regions`, mgmt);
+  const regionNames = (at(regions.body, 'regions') as Array<{ name: string }>).map((r) => r.name);
+  assert.ok(regionNames.includes('/v1/regions/sandbox-carrier'));
+  const launch = await post(
+    `${base}/mgmt/v1/${agentName}:requestLaunch`,
+    { agentLaunch: { rbm: { launchDetails: { '/v1/regions/sandbox-carrier': {} } } } },
+    mgmt,
+  );
+  assert.equal(at(launch.body, 'rbm', 'launchDetails', '/v1/regions/sandbox-carrier', 'launchState'), 'LAUNCH_STATE_PENDING');
+  await post(`${base}/_sandbox/agents/${agentId}/launch`, { carrier: '/v1/regions/sandbox-carrier', state: 'LAUNCH_STATE_REJECTED', comment: 'Logo missing' });
+  const rejected = await get(`${base}/mgmt/v1/${agentName}/launch`, mgmt);
+  assert.deepEqual(at(rejected.body, 'rbm', 'launchDetails', '/v1/regions/sandbox-carrier'), { launchState: 'LAUNCH_STATE_REJECTED', comment: 'Logo missing' });
+
+  // The partner's messaging token acts for the new agent; another partner's does not.
+  await post(`${base}/_sandbox/phones`, { phone_number: PHONE });
+  const sendUrl = `${base}/v1/phones/${encodeURIComponent(PHONE)}/agentMessages?messageId=${crypto.randomUUID()}&agentId=${agentId}`;
+  assert.equal((await post(sendUrl, { contentMessage: { text: 'hi' } }, messaging)).status, 404, 'not launched, not a tester');
+  const other = await post(`${base}/_sandbox/partners`, { name: 'other' });
+  const foreign = await partnerToken(at(other.body, 'service_account_key') as Record<string, string>, 'rbm.messaging');
+  assert.equal((await post(sendUrl, { contentMessage: { text: 'hi' } }, foreign)).status, 403);
+});
+
+test('management API testers: invite, read, list, remove; 20 invitations a day', async (t) => {
+  const s = await setup(t, { launched: false, webhook: false });
+  const m = `${s.base}/mgmt/v1`;
+  const invite = await post(`${m}/testers`, { agentId: s.agentId, phoneNumber: PHONE }, s.auth);
+  assert.deepEqual(invite.body, { name: `testers/${PHONE}`, agentId: s.agentId, phoneNumber: PHONE, inviteStatus: 'PENDING' });
+  assert.equal((await post(`${m}/testers`, { agentId: s.agentId, phoneNumber: PHONE }, s.auth)).status, 409);
+  await post(`${s.base}/_sandbox/agents/${s.agentId}/testers/${encodeURIComponent(PHONE)}`, { status: 'DECLINED' });
+  const one = await get(`${m}/testers/${encodeURIComponent(PHONE)}?agentId=${s.agentId}`, s.auth);
+  assert.equal(one.body.inviteStatus, 'DECLINED');
+  for (let i = 1; i < 20; i++) {
+    const res = await post(`${m}/testers`, { agentId: s.agentId, phoneNumber: `+4206010000${String(i).padStart(2, '0')}` }, s.auth);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+  }
+  const over = await post(`${m}/testers`, { agentId: s.agentId, phoneNumber: '+420601999999' }, s.auth);
+  assert.equal(over.status, 429);
+  assert.equal(at(over.body, 'error', 'status'), 'RESOURCE_EXHAUSTED');
+  const list = await get(`${m}/testers?agentId=${s.agentId}`, s.auth);
+  assert.equal((at(list.body, 'testers') as unknown[]).length, 20);
+  const removed = await call('DELETE', `${m}/testers/${encodeURIComponent(PHONE)}?agentId=${s.agentId}`, undefined, s.auth);
+  assert.equal(removed.status, 200);
+  assert.equal((await get(`${m}/testers/${encodeURIComponent(PHONE)}?agentId=${s.agentId}`, s.auth)).status, 404);
 });
