@@ -204,6 +204,8 @@ describe('the domain names no platform', () => {
 
   test('no quoted channel type name in the code of src/domain (comments may name them)', () => {
     const quoted = new RegExp(`(['"\`])(${CHANNEL_TYPES.join('|')})\\1`);
+    // A request field that shares a type's name (a user's `email`) named as the field of an error is no platform.
+    const fieldOfError = new RegExp(`ApiError\\.invalid\\((['"\`])(${CHANNEL_TYPES.join('|')})\\1`, 'g');
     const found: string[] = [];
     for (const file of files('src/domain')) {
       readFileSync(file, 'utf8')
@@ -211,7 +213,7 @@ describe('the domain names no platform', () => {
         .forEach((line, i) => {
           const code = line.trim();
           if (code.startsWith('//') || code.startsWith('*') || code.startsWith('/*')) return;
-          if (quoted.test(code)) found.push(`${file}:${i + 1}: ${code}`);
+          if (quoted.test(code.replace(fieldOfError, 'ApiError.invalid(field'))) found.push(`${file}:${i + 1}: ${code}`);
         });
     }
     assert.deepEqual(found, []);
