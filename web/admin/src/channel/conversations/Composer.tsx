@@ -65,6 +65,7 @@ export function Composer({ channel, contact, onSent }: { channel: Channel; conta
   const contentError = errors.content ?? errors['content.quick_replies'];
   return (
     <Form
+      validationBehavior="aria"
       className="ch-composer"
       aria-label={`Reply to ${contact.name}`}
       onSubmit={(e) => {

@@ -58,8 +58,12 @@ export function MenuEditor({ value, onChange, problems }: Props) {
               error={problems[`menu[${li}].locale`]}
               description="default, or a locale such as en_US"
             />
-            <Button variant="quiet" onPress={() => onChange(value.filter((_, i) => i !== li))} aria-label={`Remove the ${entry.locale || 'unnamed'} menu`}>
-              Remove locale
+            <Button
+              variant="quiet"
+              onPress={() => onChange(value.filter((_, i) => i !== li))}
+              aria-label={`Remove menu for ${entry.locale || 'unnamed locale'}`}
+            >
+              Remove menu
             </Button>
           </div>
           <ItemList items={entry.items} trail={[]} locale={li} depth={1} value={value} onChange={onChange} problems={problems} />
@@ -108,7 +112,9 @@ function ItemList({ items, trail, locale, depth, value, onChange, problems }: Li
         <Button
           isDisabled={full}
           onPress={() => onChange(updateList(value, { locale, items: [...trail, 0] }, trail.length, (list) => [...list, newItem()]))}
-          aria-label={trail.length === 0 ? 'Add a menu item' : `Add an item to submenu ${trail.map((i) => i + 1).join('.')}`}
+          aria-label={
+            trail.length === 0 ? `Add item to the ${value[locale]?.locale || 'unnamed'} menu` : `Add item to submenu ${trail.map((i) => i + 1).join('.')}`
+          }
         >
           {trail.length === 0 ? 'Add item' : 'Add item to submenu'}
         </Button>
@@ -138,9 +144,9 @@ function ItemEditor({
     above?.type === 'menu' && above.items.length < MENU_ITEMS_MAX && depth < MENU_DEPTH_MAX && (item.type !== 'menu' || depth + 1 < MENU_DEPTH_MAX);
   const typeOptions = depth >= MENU_DEPTH_MAX ? TYPE_OPTIONS.filter((o) => o.id !== 'menu') : TYPE_OPTIONS;
   return (
-    <fieldset className="ch-menu-item" data-testid={`menu-item-${path.locale}-${name}`}>
+    <fieldset className="ch-menu-item">
       <legend>Item {name}</legend>
-      <div className="ch-row">
+      <div className="ch-row" data-testid={`menu-item-${path.locale}-${name}`}>
         <SelectField
           label="Kind"
           options={typeOptions}
@@ -190,7 +196,7 @@ function ItemEditor({
           variant="quiet"
           isDisabled={path.items.length < 2}
           onPress={() => onChange(outdentItem(value, path))}
-          aria-label={`Move item ${name} out of its submenu`}
+          aria-label={`Unnest item ${name} from its submenu`}
         >
           Unnest
         </Button>

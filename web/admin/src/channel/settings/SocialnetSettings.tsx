@@ -81,6 +81,7 @@ export function SocialnetSettings({ channel }: { channel: Channel }) {
 
   return (
     <Form
+      validationBehavior="aria"
       className="ch-tab"
       aria-label="Page settings"
       onSubmit={(e) => {

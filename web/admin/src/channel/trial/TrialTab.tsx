@@ -106,6 +106,7 @@ function TrialSender({ channel, selected, hrefOf }: { channel: Channel; selected
       <h3 id="ch-trial-title">Write as an end user</h3>
       <p className="ch-hint">The platform's stand-in sends this text to the channel as one of its users would; it arrives through the channel's inbound URL.</p>
       <Form
+        validationBehavior="aria"
         className="ch-form"
         aria-label="Message as end user"
         onSubmit={(e) => {

@@ -44,6 +44,7 @@ export function WebhookForm({ channel, onSaved, notify }: { channel: Channel; on
 
   return (
     <Form
+      validationBehavior="aria"
       className="ch-form"
       aria-label="Webhook settings"
       onSubmit={(e) => {
