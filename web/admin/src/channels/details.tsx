@@ -86,7 +86,7 @@ export function ChannelDetails({ channel, reload }: ChannelPageProps) {
         <div className="section">
           <h2>URLs for the platform</h2>
           {urls.map((u, i) => (
-            <div key={u.path} className="field">
+            <div key={u.path} className="field platform-url">
               <span className="field-label" id={`platform-url-${i}`}>
                 {u.label}
               </span>

@@ -6,19 +6,19 @@ export interface HourlyChartProps {
   hours: HourCounts[];
   /** What the chart shows, said by screen readers before the summary. */
   label: string;
+  /** The drawing's size in its own units; the chart fills its container's width at this aspect ratio. */
+  width?: number;
   height?: number;
 }
-
-const WIDTH = 288;
 
 function hourLabel(iso: string): string {
   const d = new Date(iso);
   return Number.isNaN(d.getTime()) ? '' : String(d.getHours()).padStart(2, '0');
 }
 
-export function HourlyChart({ hours, label, height = 72 }: HourlyChartProps) {
+export function HourlyChart({ hours, label, width = 288, height = 72 }: HourlyChartProps) {
   const max = Math.max(1, ...hours.map((h) => Math.max(h.sent, h.received, h.deliveries_failed)));
-  const slot = WIDTH / Math.max(1, hours.length);
+  const slot = width / Math.max(1, hours.length);
   const bar = Math.max(1, slot / 2 - 1);
   const plot = height - 14;
   const scale = (n: number) => (n === 0 ? 0 : Math.max(1.5, (n / max) * (plot - 4)));
@@ -29,9 +29,9 @@ export function HourlyChart({ hours, label, height = 72 }: HourlyChartProps) {
   }.`;
 
   return (
-    <svg className="chart" viewBox={`0 0 ${WIDTH} ${height}`} role="img" aria-label={summary} preserveAspectRatio="none">
+    <svg className="chart" viewBox={`0 0 ${width} ${height}`} role="img" aria-label={summary}>
       <title>{summary}</title>
-      <line className="chart-axis" x1={0} y1={plot + 0.5} x2={WIDTH} y2={plot + 0.5} />
+      <line className="chart-axis" x1={0} y1={plot + 0.5} x2={width} y2={plot + 0.5} />
       {hours.map((h, i) => {
         const x = i * slot;
         return (

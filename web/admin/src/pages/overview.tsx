@@ -95,7 +95,7 @@ export function OverviewPage() {
               received={data.channels.reduce((s, c) => s + c.received, 0)}
               failed={data.channels.reduce((s, c) => s + c.deliveries_failed, 0)}
             />
-            <HourlyChart hours={totals(data.channels)} label="All channels" height={90} />
+            <HourlyChart hours={totals(data.channels)} label="All channels" width={900} height={150} />
             <Legend />
           </section>
           <h2>By channel</h2>
