@@ -28,9 +28,13 @@ import { WebhookDeliveryService } from './domain/webhooks/service.js';
 import { webhookTargetLoader } from './domain/webhooks/targets.js';
 import { deliveryRoutes } from './api/routes/deliveries.js';
 import { DeliveryWorker, type WorkerStats } from './delivery/worker.js';
-import { QueueRunner } from './queue/runner.js';
+import { QueueRunner, type RunnerStats } from './queue/runner.js';
 import { JobKinds, JobsTask } from './queue/jobs-task.js';
 import { sendJobKind } from './domain/sending/send-job.js';
+import { PlatformStateService } from './domain/platform-state/service.js';
+import { platformStateJob } from './domain/platform-state/job.js';
+import { TestersService } from './domain/platform-state/testers.js';
+import { testerRoutes } from './api/routes/testers.js';
 import { WebhookSender } from './delivery/http-sender.js';
 import { SettingsService } from './domain/settings/service.js';
 import { ChannelCache } from './domain/messages/channel-cache.js';
@@ -95,6 +99,8 @@ export interface Runtime {
   sweepUploads(): Promise<number>;
   /** Counters of this process's webhook worker (null before startWorkers, or without one). */
   webhookStats(): WorkerStats | null;
+  /** Counters of this process's jobs runner (null before startWorkers, or without one). */
+  jobStats(): RunnerStats | null;
   close(): Promise<void>;
 }
 
@@ -220,6 +226,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     connectors.role(channel.type, 'localDelivery')?.deliverMessage(channelContextOf(channel), contactId, message);
   });
 
+  // Channel states the platform moves (the rbm agent) and the testers of such channels.
+  const channelChanged = (id: string) => channels.onChange.forEach((listener) => listener(id));
+  const platformState = new PlatformStateService({ store, clock, ids, box, outbox, connectors, logger: logger.child({ component: 'platform-state' }), changed: channelChanged });
+  channels.onSaved.add((channel, previous) => {
+    platformState.saved(channel, previous).catch((err: unknown) => logger.warn({ err, channel: channel.id }, 'the platform-state check could not be queued'));
+  });
+  const testers = new TestersService({ store, clock, box, connectors, defaultPhoneRegion: config.defaultPhoneRegion, changed: channelChanged });
+
   // Every route group, with what it needs, in the scope of its callers (api/scopes.ts).
   const baseUrl = config.publicUrl;
   const app = await buildApp({
@@ -239,7 +253,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         routeGroup(adminAppRoutes, { dir: options.adminAppDir ?? defaultAdminAppDir() }),
       ],
       token: [
-        routeGroup(channelRoutes, { channels, baseUrl }),
+        routeGroup(channelRoutes, { channels, baseUrl, platformState }),
+        routeGroup(testerRoutes, { testers }),
         routeGroup(settingsRoutes, { settings: services.settings }),
         routeGroup(messageRoutes, { messages, baseUrl }),
         routeGroup(contactRoutes, { contacts }),
@@ -287,7 +302,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   // The job kinds this process runs: the send jobs of the asynchronous types.
   const jobKinds = new JobKinds();
   jobKinds.register(sendJobKind({ store, clock, outbox, connectors, channels: channelCache, logger: logger.child({ worker: 'send' }) }));
+  jobKinds.register(platformStateJob(platformState));
   let jobsStarted = false;
+  let jobsRunner: QueueRunner<unknown, unknown, unknown> | null = null;
   const stopSweeper = () => uploadSweeper.stop();
 
   return {
@@ -300,6 +317,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     app,
     chat: chatServer,
     webhookStats: () => (deliveryWorker ? { ...deliveryWorker.stats } : null),
+    jobStats: () => (jobsRunner ? { ...jobsRunner.stats } : null),
     sweepUploads: () => uploadSweeper.sweep(),
     startWorkers() {
       if (config.role !== 'api' && !deliveryWorker) {
@@ -349,6 +367,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
           logger: logger.child({ worker: 'jobs' }),
         });
         jobsStarted = true;
+        jobsRunner = runner as QueueRunner<unknown, unknown, unknown>;
         wakeJobs = () => runner.wake();
         runner.start();
         stoppers.push(() => runner.stop());

@@ -6,7 +6,7 @@
  * (BENCH_SMS_KEY; the key is checked with the stand-in as on any create), writes BENCH_BACKLOG
  * messages through Send Message (each with its send job) before the worker starts, then starts
  * the worker and prints one JSON line {port, token, channelId, backlogMs}. On SIGTERM closes and
- * prints {messages, jobs} counted by status.
+ * prints {messages, jobs} counted by status and the jobs runner's counters.
  *
  * The throttle is off for the run: the mobile type's rate (30 SMS/s per channel) is taken out of
  * its definition in this process before anything is queued, so every send job is written
@@ -81,6 +81,8 @@ process.stdout.write(`${JSON.stringify({ port, token: accessToken, channelId: ch
 
 process.once('SIGTERM', () => {
   void (async () => {
+    // The jobs runner's claims: how many, how many jobs they brought, and the time they took.
+    const runner = runtime.jobStats();
     await runtime.close();
     // Counted after the worker wrote back its last results.
     const store = await openStore(databaseUrl);
@@ -94,7 +96,7 @@ process.once('SIGTERM', () => {
             .execute()
         ).map((r) => [r.status, Number(r.n)]),
       );
-    const result = { messages: await count('messages'), jobs: await count('jobs') };
+    const result = { messages: await count('messages'), jobs: await count('jobs'), runner };
     await store.close();
     process.stdout.write(`${JSON.stringify(result)}\n`);
     process.exit(0);

@@ -35,9 +35,10 @@ export interface JobKind<Input> {
    */
   rateOf?(input: Input, job: ClaimedJob): number | null;
   /**
-   * Called with the jobs of this kind a claim brought, before any of them runs: a kind may read
-   * what its handlers need for all of them at once (one query per claim, not one per job). A
-   * failure here is not the jobs' failure: their handlers read for themselves.
+   * Called with the jobs of this kind a claim brought, before any of them runs: a kind may start
+   * reading what its handlers need for all of them at once (one query per claim, not one per
+   * job). Not waited for: the runner claims on meanwhile, and the handlers wait for what they
+   * need. A failure here is not the jobs' failure: their handlers read for themselves.
    */
   prefetch?(jobs: readonly ClaimedJob[]): Promise<void>;
   /**
@@ -167,12 +168,12 @@ export class JobsTask implements TaskKind<ClaimedJob, ClaimedJob, JobOutcome>, T
       skipChannels: this.admission.saturated(),
     });
     this.admission.more = jobs.length >= limit;
-    await this.prefetch(jobs);
+    this.prefetch(jobs);
     return jobs;
   }
 
-  /** Lets each kind read ahead for the jobs of it a claim brought. */
-  private async prefetch(jobs: readonly ClaimedJob[]): Promise<void> {
+  /** Lets each kind start reading ahead for the jobs of it a claim brought. */
+  private prefetch(jobs: readonly ClaimedJob[]): void {
     if (jobs.length === 0) return;
     const byKind = new Map<string, ClaimedJob[]>();
     for (const job of jobs) {
@@ -182,11 +183,9 @@ export class JobsTask implements TaskKind<ClaimedJob, ClaimedJob, JobOutcome>, T
       else byKind.set(job.kind, [job]);
     }
     for (const [name, list] of byKind) {
-      try {
-        await this.o.kinds.get(name)!.prefetch!(list);
-      } catch (error) {
-        this.o.logger.warn({ err: error, kind: name }, 'reading ahead for claimed jobs failed; each job reads for itself');
-      }
+      this.o.kinds.get(name)!.prefetch!(list).catch((error: unknown) =>
+        this.o.logger.warn({ err: error, kind: name }, 'reading ahead for claimed jobs failed; each job reads for itself'),
+      );
     }
   }
 

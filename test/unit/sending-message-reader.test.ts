@@ -43,6 +43,28 @@ describe('the send jobs message reader', () => {
     assert.equal(queries.length, 3, 'too old: read again, so a message deleted meanwhile is not sent');
   });
 
+  test('a read that comes while its read-ahead is under way waits for it; a failed read-ahead leaves each job to read for itself', async () => {
+    const { queries, read } = fakeReads();
+    const reader = new SendingMessageReader(read, () => 0);
+    const ahead = reader.readAhead([{ accountId: 1, id: 40 }]);
+    const got = await reader.read(1, 40);
+    await ahead;
+    assert.equal(got?.id, 40);
+    assert.equal(queries.length, 1, 'one query for both');
+
+    let fail = true;
+    const flaky = new SendingMessageReader(async (keys) => {
+      if (fail) {
+        fail = false;
+        throw new Error('connection lost');
+      }
+      return read(keys);
+    });
+    const failing = flaky.readAhead([{ accountId: 1, id: 41 }]);
+    await assert.rejects(failing);
+    assert.equal((await flaky.read(1, 41))?.id, 41);
+  });
+
   test('a read for another account than the one read ahead asks the store', async () => {
     const { queries, read } = fakeReads();
     const reader = new SendingMessageReader(read, () => 0);

@@ -11,7 +11,8 @@ interface Waiting {
 
 interface ReadAhead {
   accountId: number;
-  message: SendingMessage | undefined;
+  /** The read under way or done; null when it failed (the job reads for itself). */
+  message: Promise<SendingMessage | undefined | null>;
   at: number;
 }
 
@@ -26,9 +27,10 @@ const READ_AHEAD_MS = 250;
 const MAX_READ_AHEAD = 10_000;
 
 /**
- * Reads the messages of send jobs: all the messages of a claim in one query before its jobs run
- * (`readAhead`), and the reads asked in the same turn otherwise together, so a worker makes a
- * query per claim rather than a query (and a statement to build) per job.
+ * Reads the messages of send jobs: all the messages of a claim in one query started as the claim
+ * comes back (`readAhead`, not waited for by the claim), and the reads asked in the same turn
+ * otherwise together, so a worker makes a query per claim rather than a query (and a statement
+ * to build) per job.
  */
 export class SendingMessageReader {
   private waiting: Waiting[] = [];
@@ -39,20 +41,30 @@ export class SendingMessageReader {
     private readonly now: () => number = () => performance.now(),
   ) {}
 
-  /** Reads the messages of the jobs a claim brought, for `read` to take. */
-  async readAhead(keys: readonly { accountId: number; id: number }[]): Promise<void> {
-    if (keys.length === 0) return;
-    const found = await this.readMany(keys);
+  /** Starts reading the messages of the jobs a claim brought, for `read` to take; settles when read (or failed). */
+  readAhead(keys: readonly { accountId: number; id: number }[]): Promise<void> {
+    if (keys.length === 0) return Promise.resolve();
+    const all = this.readMany(keys);
     if (this.ahead.size + keys.length > MAX_READ_AHEAD) this.ahead.clear();
     const at = this.now();
-    keys.forEach((key, i) => this.ahead.set(key.id, { accountId: key.accountId, message: found[i], at }));
+    keys.forEach((key, i) => {
+      const message = all.then(
+        (found) => found[i],
+        () => null,
+      );
+      this.ahead.set(key.id, { accountId: key.accountId, message, at });
+    });
+    return all.then(() => undefined);
   }
 
-  read(accountId: number, id: number): Promise<SendingMessage | undefined> {
+  async read(accountId: number, id: number): Promise<SendingMessage | undefined> {
     const early = this.ahead.get(id);
     if (early) {
       this.ahead.delete(id);
-      if (early.accountId === accountId && this.now() - early.at <= READ_AHEAD_MS) return Promise.resolve(early.message);
+      if (early.accountId === accountId && this.now() - early.at <= READ_AHEAD_MS) {
+        const message = await early.message;
+        if (message !== null) return message;
+      }
     }
     return new Promise((resolve, reject) => {
       if (this.waiting.length === 0) queueMicrotask(() => this.flush());
