@@ -19,6 +19,7 @@ export const channelApi = {
   updateSettings: <T extends ServiceChatSettings | SocialnetChatSettings>(id: string, patch: Partial<T>) => api.patch<T>(`${v1(id)}/settings`, patch),
 
   contacts: (id: string, query: { max: number; offset: number }, signal?: AbortSignal) => api.page<Contact>(`${v1(id)}/contacts`, query, signal),
+  contact: (id: string, contactId: string) => api.get<Contact>(`${v1(id)}/contacts/${encodeURIComponent(contactId)}`),
   messages: (id: string, contactId: string, query: { max: number; offset?: number }, signal?: AbortSignal) =>
     api.page<Message>(`${v1(id)}/contacts/${encodeURIComponent(contactId)}/messages`, query, signal),
   send: (body: { channel: { id: string }; contact: { id: string }; content: unknown }) => api.post<Message>('/v1/messages', body),

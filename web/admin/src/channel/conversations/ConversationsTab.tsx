@@ -10,6 +10,8 @@ import { ConversationView } from './ConversationView';
 import { summary } from './summary';
 
 const CONTACTS = 100;
+/** Contacts whose newest message is read to order the list by activity. */
+const WITH_ACTIVITY = 30;
 
 /**
  * The Conversations tab: the channel's contacts (newest activity first, searchable) and the
@@ -44,14 +46,27 @@ export function Conversations(props: {
   const [error, setError] = useState<string | null>(null);
   const [version, setVersion] = useState(0);
   const known = useRef(new Map<string, ContactRow>());
+  const selected = useRef(props.selected);
+  selected.current = props.selected;
 
   const loadContacts = useCallback(
     async (signal: AbortSignal) => {
       try {
         const page = await channelApi.contacts(channelId, { max: CONTACTS, offset: 0 }, signal);
         setTotal(page.total);
-        // Each contact's newest message once; later the open conversation keeps its own up to date.
-        for (const contact of page.items) {
+        const list = page.items.slice();
+        // A contact opened by its link that is older than the list still gets its conversation.
+        const wanted = selected.current;
+        if (wanted !== null && !list.some((c) => c.id === wanted)) {
+          try {
+            list.push(await channelApi.contact(channelId, wanted));
+          } catch {
+            // Gone or never here: the conversation view says so.
+          }
+        }
+        // Each contact's newest message once (the most recent ones only: the API lists contacts
+        // newest first, not by activity); the open conversation keeps its own up to date.
+        for (const contact of list.slice(0, WITH_ACTIVITY).concat(list.filter((c) => c.id === wanted))) {
           if (signal.aborted) return;
           if (known.current.has(contact.id)) continue;
           let latest: Message | undefined;
@@ -62,7 +77,7 @@ export function Conversations(props: {
           }
           known.current.set(contact.id, { contact, lastAt: latest?.sent ?? null, lastText: latest ? summary(latest) : '' });
         }
-        setRows(page.items.map((c) => ({ ...(known.current.get(c.id) ?? { lastAt: null, lastText: '' }), contact: c })));
+        setRows(list.map((c) => ({ ...(known.current.get(c.id) ?? { lastAt: null, lastText: '' }), contact: c })));
         setError(null);
       } catch (e) {
         if (!signal.aborted) setError(messageOf(e));
