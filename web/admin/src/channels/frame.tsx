@@ -1,5 +1,6 @@
 // The channel detail page: the channel's header and its tabs. "Details" is this file's own tab;
 // the others come from src/channel/routes.tsx and get the loaded channel.
+import { useEffect } from 'react';
 import { Link as AriaLink } from 'react-aria-components';
 import { api } from '../api';
 import { channelRoutes } from '../channel/routes';
@@ -25,6 +26,11 @@ export function ChannelFramePage({ params }: RouteProps) {
   const { pathname } = useLocation();
   const query = useQuery();
   const loaded = useLoad((signal) => api.get<Channel>(`/v1/channels/${encodeURIComponent(id)}`, undefined, signal), [id]);
+  const tabTitle = findRoute(channelRoutes, pathname)?.entry.label ?? 'Details';
+  const name = loaded.data?.name;
+  useEffect(() => {
+    if (name) document.title = `${name}: ${tabTitle} · Parley`;
+  }, [name, tabTitle]);
 
   if (loaded.error && !loaded.data)
     return (

@@ -174,7 +174,7 @@ function UsersTable() {
             <Column isRowHeader>E-mail</Column>
             <Column>Role</Column>
             <Column>Added</Column>
-            <Column>Password</Column>
+            <Column>Sign-in</Column>
             <Column>
               <span className="visually-hidden">Actions</span>
             </Column>
@@ -190,7 +190,9 @@ function UsersTable() {
                   <span className={`badge ${user.role === 'owner' ? 'badge-mode-shared' : ''}`}>{user.role}</span>
                 </Cell>
                 <Cell>{formatTime(user.created_at)}</Cell>
-                <Cell>{user.must_change_password ? <span className="badge badge-warn">must change</span> : <span className="muted">set</span>}</Cell>
+                <Cell textValue={user.must_change_password ? 'must change password' : 'none'}>
+                  {user.must_change_password ? <span className="badge badge-warn">must change password</span> : <span className="muted">—</span>}
+                </Cell>
                 <Cell>
                   <div className="cell-actions">{user.id === me.id ? null : <RemoveUser user={user} onRemoved={reload} />}</div>
                 </Cell>
