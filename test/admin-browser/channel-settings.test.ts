@@ -94,6 +94,25 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [MENU] }))
       await a.assertNoProblems();
     });
 
+    test('keyboard only: a whitelist entry is added with Enter and saved', async () => {
+      const res = await s.api.post('/v1/channels', { type: 'service_chat', name: 'Keyboard chat' });
+      const id = res.body.id as string;
+      const a = await app.open(s.origin, owner);
+      await a.goto(`/admin/channels/${id}/settings`);
+      await a.page.getByLabel('Add a domain').focus();
+      await a.page.keyboard.type('http://localhost:3000');
+      await a.page.keyboard.press('Enter');
+      await a.page.getByRole('list', { name: 'Whitelisted domains' }).getByText('http://localhost:3000').waitFor();
+      assert.equal(await a.page.getByLabel('Add a domain').inputValue(), '', 'the field is ready for the next entry');
+      // The Add button is disabled while the field is empty, so Tab goes on to Save whitelist.
+      await a.page.keyboard.press('Tab');
+      assert.equal(await a.page.evaluate(() => document.activeElement?.textContent), 'Save whitelist');
+      await a.page.keyboard.press('Enter');
+      await a.page.getByText('Whitelist saved.').waitFor();
+      assert.deepEqual((await s.api.get(`/v1/channels/${id}/settings`)).body.domains_whitelist, ['http://localhost:3000']);
+      await a.assertNoProblems();
+    });
+
     test(MENU, async () => {
       const { channelId, pageId } = await connectPage(s, standIns, 'Bakery');
       const a = await app.open(s.origin, owner);
