@@ -105,8 +105,8 @@ function crossSite(request: FastifyRequest, publicOrigin: string): boolean {
 /**
  * The onRequest hook of the admin scope: refuses cross-site changes, then (unless the route needs
  * no session) finds the session behind the cookie, checks the CSRF token on changes, sets the
- * request's account and user as the token guard sets the account, and counts the request against
- * the account's hourly quota with the X-RateLimit headers. The concurrency cap is not taken: the
+ * request's account and user as the token guard sets the account, and counts a change against
+ * the account's hourly quota with the X-RateLimit headers (reads are not counted). The concurrency cap is not taken: the
  * app's few parallel reads must not lock a free plan's user out of the page.
  */
 export function adminGuard(deps: AdminGuardDeps): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
@@ -127,6 +127,10 @@ export function adminGuard(deps: AdminGuardDeps): (request: FastifyRequest, repl
     request.adminUser = { id: user.id, accountId: user.accountId, email: user.email, role: user.role };
     request.adminSession = session;
 
+    // The hourly quota is the plan's allowance of API work: the app's changes (a send, a channel
+    // saved) take from it like the token's requests do; the reads the app makes to show its pages
+    // (an open conversation polls every 2 s) do not, or looking at the app would lock a free plan out.
+    if (!change) return;
     const quota = await deps.rateLimiter.consume(account.id, account.hourlyLimit);
     void reply.header('X-RateLimit-Limit', String(quota.limit));
     void reply.header('X-RateLimit-Remaining', String(quota.remaining));

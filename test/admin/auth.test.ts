@@ -416,20 +416,28 @@ for (const { dialect, skip, test } of await dialects()) {
       assert.equal((await other.api.get(`/v1/channels/${theirs.body.id}`)).body.name, 'Their chat');
     });
 
-    test("admin requests count against the account's hourly quota with the token's", async () => {
+    test("the app's changes count against the account's hourly quota with the token's; its reads do not", async () => {
       const small = await server.newAccount('free', { hourlyLimit: 4 });
       const { client } = await signedIn('quota@example.com', 'owner', small.accountId);
-      const first = await client.get('/admin/api/v1/channels');
-      assert.equal(first.status, 200);
-      assert.equal(first.headers.get('x-ratelimit-limit'), '4');
-      const remaining = Number(first.headers.get('x-ratelimit-remaining'));
+      const before = Number((await small.api.get('/v1/channels')).headers.get('x-ratelimit-remaining'));
+      for (let i = 0; i < 6; i++) {
+        const read = await client.get('/admin/api/v1/channels');
+        assert.equal(read.status, 200);
+        assert.equal(read.headers.get('x-ratelimit-limit'), null);
+      }
+      const change = await client.post('/admin/api/v1/channels', { type: 'service_chat' });
+      assert.equal(change.status, 422, 'counted, then refused by the checks');
+      assert.equal(change.headers.get('x-ratelimit-limit'), '4');
+      const remaining = Number(change.headers.get('x-ratelimit-remaining'));
+      assert.equal(remaining, before - 1, 'six reads took nothing; the change took one');
       const byToken = await small.api.get('/v1/channels');
       assert.equal(Number(byToken.headers.get('x-ratelimit-remaining')), remaining - 1);
-      let last = byToken;
-      for (let i = 0; i < remaining; i++) last = await client.get('/admin/api/session');
+      let last = change;
+      for (let i = 0; i < remaining; i++) last = await client.post('/admin/api/v1/channels', { type: 'service_chat' });
       assert.equal(last.status, 429);
       assertErrorBody(last.body, 429, /exceeded maximum number of requests/);
       assert.equal((await small.api.get('/v1/channels')).status, 429);
+      assert.equal((await client.get('/admin/api/v1/channels')).status, 200, 'the app still shows its pages');
     });
 
     test('deleting an account removes its users and ends their sessions', async () => {
