@@ -228,7 +228,16 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 
   // Channel states the platform moves (the rbm agent) and the testers of such channels.
   const channelChanged = (id: string) => channels.onChange.forEach((listener) => listener(id));
-  const platformState = new PlatformStateService({ store, clock, ids, box, outbox, connectors, logger: logger.child({ component: 'platform-state' }), changed: channelChanged });
+  const platformState = new PlatformStateService({
+    store,
+    clock,
+    ids,
+    box,
+    outbox,
+    connectors,
+    logger: logger.child({ component: 'platform-state' }),
+    changed: channelChanged,
+  });
   channels.onSaved.add((channel, previous) => {
     platformState.saved(channel, previous).catch((err: unknown) => logger.warn({ err, channel: channel.id }, 'the platform-state check could not be queued'));
   });

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CONTROL_PREFIX } from '../shared/control.js';
 import { randomAlnum } from '../shared/ids.js';
-import { asArray, asRecord, isRecord, optString, type JsonRecord } from '../shared/values.js';
+import { asArray, asRecord, optString, type JsonRecord } from '../shared/values.js';
 import { agentFor } from './auth.js';
 import { registerManagement } from './management.js';
 import { applyFault, type RbContext } from './context.js';

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { mergedParams } from '../shared/form-body.js';
 import { randomAlnum } from '../shared/ids.js';
 import { isRecord, optString } from '../shared/values.js';
-import { originOf, type RbContext } from './context.js';
+import { applyFault, originOf, type RbContext } from './context.js';
 import { permissionDenied, RpcError, unauthenticated } from './errors.js';
 import type { RbAgent, RbToken } from './state.js';
 
@@ -69,6 +69,7 @@ function decodePart(part: string): Record<string, unknown> | null {
 
 export function registerTokenEndpoint(app: FastifyInstance, ctx: RbContext): void {
   app.post('/token', async (req, reply) => {
+    await applyFault(ctx, 'token');
     const params = mergedParams(req.query, req.body);
     const grant = optString(params.grant_type);
     if (grant !== JWT_BEARER) {

@@ -77,6 +77,13 @@ export function registerManagement(app: FastifyInstance, ctx: RbContext): void {
     state.brands.set(brand.id, brand);
     return { name: `brands/${brand.id}`, displayName };
   });
+  app.get(`${base}/brands`, async (req) => {
+    const token = bearer(ctx, req, 'management');
+    const visible = [...state.brands.values()].filter(
+      (b) => b.ownerEmail === token.email || [...state.agents.values()].some((a) => a.brandId === b.id && mayActFor(token, a)),
+    );
+    return { brands: visible.map((b) => ({ name: `brands/${b.id}`, displayName: b.displayName })) };
+  });
   app.get<{ Params: { brand: string } }>(`${base}/brands/:brand`, async (req) => {
     const brand = brandFor(req, req.params.brand);
     return { name: `brands/${brand.id}`, displayName: brand.displayName };
@@ -124,6 +131,7 @@ export function registerManagement(app: FastifyInstance, ctx: RbContext): void {
   );
   app.get<{ Params: { brand: string; agent: string } }>(`${base}/brands/:brand/agents/:agent/verification`, async (req) => {
     const agent = agentOf(req, req.params.brand, req.params.agent);
+    await applyFault(ctx, 'verification');
     return { name: `brands/${agent.brandId}/agents/${agent.id}/verification`, verificationState: agent.verification };
   });
   app.get<{ Params: { brand: string; agent: string } }>(`${base}/brands/:brand/agents/:agent/launch`, async (req) =>

@@ -35,6 +35,8 @@ export interface ChannelTypeDefinition {
   inboundEndpoints: readonly string[];
   /** Contacts talk through this service's own chat server (the web chat). */
   webChat: boolean;
+  /** Types whose channels have a life cycle on the platform (the rbm agent): how the service follows it. */
+  platformState?: PlatformStateSpec;
   /**
    * Types whose channels may send from a number the provider shares between them (SMS with a
    * sender id that is not a number): the channel's own number as configured, or null when its
@@ -43,6 +45,22 @@ export interface ChannelTypeDefinition {
    * it to the channel that last sent to its sender.
    */
   ownNumber?(config: Record<string, unknown>): string | null;
+}
+
+/**
+ * A channel state the platform moves (the rbm agent's): the client writes a requested state, the
+ * service asks the platform and checks in the background (with back-off) until the platform has
+ * answered, keeping what it says in the configuration.
+ */
+export interface PlatformStateSpec {
+  /** Configuration key of the state (shown in the channel's own object). */
+  key: string;
+  /** States in which the platform is asked for something and checked until it answers. */
+  requested: readonly string[];
+  /** Configuration key of the platform's reason for the state (a rejection), when it gives one. */
+  reasonKey: string;
+  /** Configuration key of the testers' answers (`{phone: state}`), kept for the send rules. */
+  testersKey: string;
 }
 
 export interface ChannelInputSpec {

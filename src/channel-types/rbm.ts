@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { ApiError, say } from '../lib/errors.js';
 import type { ChannelTypeDefinition } from './definition.js';
+import type { Content } from '../schemas/content.js';
 import { NO_SETTINGS, PHONE_NUMBER_SHOWN, Str, strict } from './common.js';
 
 /** The agent's life cycle on the platform (contract.md §3). */
@@ -10,19 +11,22 @@ export type RbmAgentState = (typeof RBM_AGENT_STATES)[number];
 /** The client may ask for these agent states; the platform moves the agent to the others. */
 const CLIENT_TRANSITIONS: Partial<Record<RbmAgentState, RbmAgentState>> = { new: 'create_requested', created: 'launch_requested' };
 
+/** The channel's own URL the platform calls (handshake, user messages and events). */
+const INBOUND_ENDPOINT = 'events';
+
 export const RBM_REGIONS = ['north_america', 'europe', 'asia_pacific'] as const;
 const Region = Type.Union(RBM_REGIONS.map((r) => Type.Literal(r)));
 
-/** Test numbers of a channel whose agent is not launched (E.164 strings in the channel's config). */
-function testNumbers(config: Record<string, unknown>): string[] {
-  const list = config.test_numbers;
-  return Array.isArray(list) ? list.filter((n): n is string => typeof n === 'string') : [];
+/** The channel's testers with their answers, as last read from the platform (`{phone: state}` in the config). */
+export function testerStates(config: Record<string, unknown>): Record<string, string> {
+  const testers = config.testers;
+  return testers !== null && typeof testers === 'object' && !Array.isArray(testers) ? (testers as Record<string, string>) : {};
 }
 
 /**
  * In production before the agent is launched (contract.md §3): a `created` agent (or one whose
- * launch is requested) sends only to the channel's test numbers; `new` and `create_requested`
- * agents cannot send in production at all.
+ * launch is requested) sends only to the channel's testers who accepted the invitation; `new`
+ * and `create_requested` agents cannot send in production at all.
  */
 function checkProduction(channel: { id: string; config: Record<string, unknown> }, phoneNumber: string | null): void {
   const state = typeof channel.config.agent_state === 'string' ? channel.config.agent_state : 'new';
@@ -34,20 +38,73 @@ function checkProduction(channel: { id: string; config: Record<string, unknown> 
       `The rbm agent of this channel is in state '${state}' and cannot send in production; send through a channel in test mode until the agent is created.`,
     );
   }
-  if (phoneNumber !== null && !testNumbers(channel.config).includes(phoneNumber)) {
+  if (phoneNumber !== null && testerStates(channel.config)[phoneNumber] !== 'accepted') {
     throw ApiError.invalid(
       'contact.phone_number',
       phoneNumber,
-      `The rbm agent of this channel is not launched yet (state '${state}'): in production it sends only to the channel's test numbers.`,
+      `The rbm agent of this channel is not launched yet (state '${state}'): in production it sends only to testers who accepted the invitation, and ${phoneNumber} is not an accepted tester (invite it with POST /channels/${channel.id}/testers; List Testers reads the answers again).`,
     );
   }
 }
+
+/** Suggestions of one message the platform shows at most (quick replies and a location's view action). */
+const MAX_SUGGESTIONS = 11;
+
+/**
+ * The platform's limits beyond the capabilities: a carousel has 2 to 10 cards (one card is sent
+ * as a standalone card: send it as an object), each card shows a title, a text or an image, and a
+ * location's view action counts among the message's 11 suggestions.
+ */
+function checkContent(content: Content): undefined {
+  if (content.type === 'structure') {
+    const cards = Array.isArray(content.payload) ? content.payload : [content.payload];
+    if (Array.isArray(content.payload) && cards.length < 2) {
+      throw ApiError.invalid('content.payload', null, 'An rbm carousel has 2 to 10 cards; send one card as an object, not as an array.');
+    }
+    cards.forEach((card, i) => {
+      if (!card.title && !card.text && !card.image_url) {
+        const field = Array.isArray(content.payload) ? `content.payload[${i}]` : 'content.payload';
+        throw ApiError.invalid(field, null, `Property '${field}' needs a title, a text or an image_url on an rbm channel.`);
+      }
+    });
+  }
+  if (content.type === 'location' && (content.quick_replies?.length ?? 0) > MAX_SUGGESTIONS - 1) {
+    throw ApiError.invalid(
+      'content.quick_replies',
+      null,
+      `A location on an rbm channel is sent with a view-location action: at most ${MAX_SUGGESTIONS - 1} quick replies go with it.`,
+    );
+  }
+  return undefined;
+}
+
+/** The key the platform issued for a service account; `client_email`, `private_key` and `token_uri` at least. */
+const ServiceAccountKey = Type.Object(
+  {
+    type: Type.Optional(Type.String({ maxLength: 100 })),
+    project_id: Type.Optional(Type.String({ maxLength: 300 })),
+    private_key_id: Type.Optional(Type.String({ maxLength: 300 })),
+    private_key: Type.String({ minLength: 1, maxLength: 10_000 }),
+    client_email: Str(320),
+    client_id: Type.Optional(Type.String({ maxLength: 300 })),
+    auth_uri: Type.Optional(Type.String({ maxLength: 2048 })),
+    token_uri: Type.Optional(Type.String({ maxLength: 2048 })),
+    auth_provider_x509_cert_url: Type.Optional(Type.String({ maxLength: 2048 })),
+    client_x509_cert_url: Type.Optional(Type.String({ maxLength: 2048 })),
+    universe_domain: Type.Optional(Type.String({ maxLength: 300 })),
+  },
+  {
+    additionalProperties: false,
+    description: "The platform's service-account key JSON object, as issued. Write-only: responses show only its client_email.",
+  },
+);
 
 /** Rich business messaging to phone numbers through an agent, in a region; asynchronous sends. */
 export const rbm: ChannelTypeDefinition = {
   type: 'rbm',
   modes: ['production', 'test'],
   capabilities: {
+    // Files by URL (the platform fetches them), a location as a view-location action, cards and carousels.
     contentTypes: ['text', 'image', 'video', 'audio', 'file', 'location', 'structure'],
     quickReplies: 'native',
     quickReplyKinds: ['text', 'location'],
@@ -61,8 +118,30 @@ export const rbm: ChannelTypeDefinition = {
   },
   input: {
     key: 'rbm',
-    schema: Type.Object({ agent_name: Str(100), agent_state: Type.Optional(Type.Union(RBM_AGENT_STATES.map((s) => Type.Literal(s)))) }, strict),
-    secretFields: [],
+    schema: Type.Object(
+      {
+        agent_name: Str(100),
+        agent_state: Type.Optional(Type.Union(RBM_AGENT_STATES.map((s) => Type.Literal(s)))),
+        service_account_key: Type.Optional(ServiceAccountKey),
+        agent_id: Type.Optional(
+          Type.String({
+            minLength: 1,
+            maxLength: 300,
+            description: 'An agent the partner already has on the platform (its id, or brands/{brand}/agents/{agent}); without it the service registers one.',
+          }),
+        ),
+        client_token: Type.Optional(
+          Type.String({
+            minLength: 8,
+            maxLength: 200,
+            description:
+              "The token the platform's webhook calls are signed with (set with the webhook URL on the platform); made by the service when not given.",
+          }),
+        ),
+      },
+      strict,
+    ),
+    secretFields: ['service_account_key', 'client_token'],
     required: true,
     extraFields: { region: Type.Optional(Region) },
     prepareCreate(config, body) {
@@ -75,17 +154,36 @@ export const rbm: ChannelTypeDefinition = {
     },
   },
   view: {
-    schema: Type.Object({ agent_name: Type.String(), agent_state: Type.String(), region: Type.Optional(Type.String()) }),
+    schema: Type.Object({
+      agent_name: Type.String(),
+      agent_state: Type.String(),
+      region: Type.Optional(Type.String()),
+      agent_state_reason: Type.Optional(
+        Type.String({ description: 'Beyond the specification: why the platform did not move the agent on (a rejected launch).' }),
+      ),
+      agent_id: Type.Optional(Type.String()),
+      service_account_key: Type.Optional(Type.Object({ client_email: Type.String() })),
+      webhook_url: Type.Optional(Type.String({ description: "Beyond the specification: the URL to set as the agent's webhook on the platform." })),
+      client_token: Type.Optional(Type.String({ description: 'Beyond the specification: the client token to set with it.' })),
+    }),
     // The specification's quirk: region is `rbm.region` in Get Channel and a top-level `region`
-    // in list, create and update responses.
-    render: ({ own, region, placement }) => {
+    // in list, create and update responses. The platform fields show once the channel has a key.
+    render: ({ own, region, placement, inboundUrl }) => {
       const agent: Record<string, unknown> = { agent_name: String(own.agent_name), agent_state: String(own.agent_state ?? 'new') };
+      if (typeof own.agent_state_reason === 'string') agent.agent_state_reason = own.agent_state_reason;
+      if (typeof own.agent_id === 'string') agent.agent_id = own.agent_id;
+      if (typeof own.service_account_key === 'string') {
+        agent.service_account_key = { client_email: String(own.client_email ?? '') };
+        agent.webhook_url = inboundUrl(INBOUND_ENDPOINT);
+        if (typeof own.client_token === 'string') agent.client_token = own.client_token;
+      }
       if (placement === 'get') return { rbm: { ...agent, region: String(region) } };
       return { rbm: agent, region: String(region) };
     },
   },
   update: {
-    reverifyKeys: [],
+    // Naming another agent reads it from the platform again.
+    reverifyKeys: ['agent_id'],
     // The agent's state moves by the platform's life cycle, not by copying.
     ownKeys: ['agent_state'],
     apply(config, patch, body) {
@@ -104,8 +202,10 @@ export const rbm: ChannelTypeDefinition = {
     },
   },
   contactView: PHONE_NUMBER_SHOWN,
-  send: { reservedMetadata: [], checkProduction },
+  // The platform's default quota is far above this; 30 a second per channel keeps a burst in the queue.
+  send: { reservedMetadata: [], checkProduction, checkContent, ratePerSecond: 30 },
   settings: NO_SETTINGS,
-  inboundEndpoints: [],
+  inboundEndpoints: [INBOUND_ENDPOINT],
+  platformState: { key: 'agent_state', requested: ['create_requested', 'launch_requested'], reasonKey: 'agent_state_reason', testersKey: 'testers' },
   webChat: false,
 };

@@ -15,6 +15,11 @@ const BY_TYPE: Partial<Record<ChannelType, Record<string, MessageFailedCode>>> =
     '100/2018001': 3, // no matching user found
     no_recipient: 3,
   },
+  // The messaging API's HTTP status: 404 (and 403 in older references) = the user cannot be reached.
+  rbm: {
+    '404': 3,
+    '403': 3,
+  },
   botmsg: {
     '403': 2, // bot blocked by the user, user deactivated, conversation never started
     no_recipient: 3,

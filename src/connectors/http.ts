@@ -13,7 +13,7 @@ export interface HttpAnswer {
 }
 
 export interface HttpCall {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'DELETE' | 'PATCH';
   headers?: Record<string, string>;
   body?: string;
 }

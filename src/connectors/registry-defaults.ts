@@ -9,6 +9,9 @@ import { socialnetChatSettings } from './socialnet_chat/config.js';
 import { botmsgSettings } from './botmsg/config.js';
 import { createMobileConnector } from './mobile/connector.js';
 import { smsproviderSettings } from './mobile/config.js';
+import { createRbmConnector } from './rbm/connector.js';
+import { rbmSettings } from './rbm/config.js';
+import { RBM_MAX_MEDIA } from './rbm/options.js';
 import { listSetting, PlatformUrl, settingsFragment, type SettingsOf } from '../lib/env-settings.js';
 
 /** What every connector shares: the deadline of each platform call, and where received files may come from. */
@@ -40,7 +43,7 @@ export const CONNECTOR_SETTINGS = {
   botmsg: botmsgSettings,
   smsprovider: smsproviderSettings,
   appmsg: upcomingPlatform('APPMSG_API_URL', 3),
-  rbm: upcomingPlatform('RBM_API_URL', 4),
+  rbm: rbmSettings,
   mailprovider: upcomingPlatform('MAILPROVIDER_API_URL', 5),
   appmsg_business_messages: upcomingPlatform('APPMSG_BUSINESS_API_URL', 6),
 };
@@ -61,7 +64,9 @@ export function defaultConnectors(settings: PlatformConnectorSettings): Connecto
   const s = settings.socialnet_chat;
   // The platforms' own base URLs are trusted as configured (the local stand-ins in development),
   // each exactly at its host and port; anything else private needs MEDIA_ALLOWLIST.
-  const platforms = [s.apiUrl, settings.botmsg.apiUrl].map(allowlistEntryOf).filter((e): e is string => e !== null);
+  const platforms = [s.apiUrl, settings.botmsg.apiUrl, settings.rbm.apiUrl.replace('{region}', 'europe')]
+    .map(allowlistEntryOf)
+    .filter((e): e is string => e !== null);
   const media = new MediaDownloader({ allowlist: [...settings.platforms.mediaAllowlist, ...platforms] });
   registry.register(
     createSocialnetChatConnector({
@@ -97,6 +102,15 @@ export function defaultConnectors(settings: PlatformConnectorSettings): Connecto
       jwtIssuer: settings.smsprovider.jwtIssuer,
       inboundUrl: (channelId, endpoint) => `${settings.publicUrl}/inbound/${channelId}/${endpoint}`,
       now: settings.now ?? Date.now,
+    }),
+  );
+  registry.register(
+    createRbmConnector({
+      ...settings.rbm,
+      timeoutMs: settings.platforms.timeoutMs,
+      clock: { now: settings.now ?? Date.now },
+      media,
+      maxMediaBytes: RBM_MAX_MEDIA,
     }),
   );
   return registry;

@@ -431,7 +431,7 @@ for (const { dialect, skip } of await dialects()) {
       assert.equal(await count(s, 'deliveries', { channel_id: Number(mobileTest) }), 0);
     });
 
-    test('rbm in production: new agents are refused, created agents send only to test numbers, launched agents to anyone', async () => {
+    test('rbm in production: new agents are refused, created agents send only to accepted testers, launched agents to anyone', async () => {
       const rbm = await createChannel(s.api, 'rbm');
       const refused = await send(s.api, rbm, { phone_number: '+420601123456' }, TEXT);
       assert.equal(refused.status, 422);
@@ -441,7 +441,7 @@ for (const { dialect, skip } of await dialects()) {
         await s.runtime.store.channels.update(s.accountId, Number(rbm), { config: JSON.stringify({ agent_name: 'Agent', region: 'europe', ...config }) });
         s.runtime.services.channels.onChange.forEach((l) => l(rbm));
       };
-      await setConfig({ agent_state: 'created', test_numbers: ['+420601000001'] });
+      await setConfig({ agent_state: 'created', testers: { '+420601000001': 'accepted', '+420601000002': 'pending' } });
       assert.equal((await send(s.api, rbm, { phone_number: '+420 601 000 001' }, TEXT)).status, 201);
       const other = await send(s.api, rbm, { phone_number: '+420601000002' }, TEXT);
       assert.equal(other.status, 422);

@@ -55,7 +55,7 @@ async function setup(t: TestContext, opts: { launched?: boolean; webhook?: boole
   return s;
 }
 
-function send(s: Setup, body: Record<string, unknown>, messageId = crypto.randomUUID(), phone = PHONE) {
+function send(s: Setup, body: Record<string, unknown>, messageId: string = crypto.randomUUID(), phone = PHONE) {
   return post(`${s.base}/v1/phones/${encodeURIComponent(phone)}/agentMessages?messageId=${messageId}&agentId=${s.agentId}`, body, s.auth);
 }
 

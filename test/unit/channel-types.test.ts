@@ -91,7 +91,8 @@ describe('channel type definitions', () => {
   test('views: each type shows its object under its input key, documented in the Channel object', () => {
     const documented = schemaKeys(ChannelResponse);
     for (const d of CHANNEL_TYPE_DEFINITIONS) {
-      const own = { agent_name: 'a', id: '1', access_token: 't' };
+      // rbm shows its platform fields (the webhook URL among them) once it has a key.
+      const own = { agent_name: 'a', id: '1', access_token: 't', service_account_key: '{}' };
       for (const placement of ['get', 'list'] as const) {
         const fields = d.view.render({ own, region: 'europe', placement, inboundUrl: (e) => `https://example.com/inbound/9/${e}` });
         for (const key of Object.keys(fields)) {
@@ -165,15 +166,16 @@ describe('send policies as pure rules', () => {
     }
   });
 
-  test('rbm: production sends follow the agent state; test numbers only before the launch', () => {
+  test('rbm: production sends follow the agent state; accepted testers only before the launch', () => {
     const check = definitionOf('rbm').send.checkProduction!;
-    const channel = (agent_state: string) => ({ id: '7', config: { agent_state, test_numbers: ['+420601123456'] } });
+    const channel = (agent_state: string) => ({ id: '7', config: { agent_state, testers: { '+420601123456': 'accepted', '+420601000001': 'pending' } } });
     assert.equal(failure(() => check(channel('new'), '+420601123456'))?.field, 'channel.id');
     assert.equal(
       failure(() => check(channel('created'), '+420601123456')),
       null,
     );
     assert.equal(failure(() => check(channel('created'), '+420601000000'))?.field, 'contact.phone_number');
+    assert.equal(failure(() => check(channel('created'), '+420601000001'))?.field, 'contact.phone_number');
     assert.equal(
       failure(() => check(channel('launched'), '+420601000000')),
       null,

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { ChannelService } from '../../domain/channels/service.js';
+import type { PlatformStateService } from '../../domain/platform-state/service.js';
 import { channelView } from '../../domain/channels/view.js';
 import { ChannelResponse, CreateChannelBody, UpdateChannelBody } from '../../domain/channels/schemas.js';
 import { ErrorBody, ListQuery } from '../../schemas/common.js';
@@ -9,9 +10,17 @@ import { CREATE_CHANNEL_EXAMPLES, UPDATE_CHANNEL_EXAMPLES } from './examples.js'
 import type { RoutePlugin } from '../route-group.js';
 
 const ChannelParams = Type.Object({ channel_id: Type.String() });
+const GetChannelQuery = Type.Object({
+  refresh: Type.Optional(
+    Type.Union([Type.Boolean(), Type.Literal('true'), Type.Literal('false')], {
+      description:
+        "Beyond the specification: `true` asks the platform for a state it moves (the rbm agent's `agent_state`) before answering; 502 when the platform cannot be reached.",
+    }),
+  ),
+});
 
-export const channelRoutes: RoutePlugin<{ channels: ChannelService; baseUrl: string }> = async (app, deps) => {
-  const { channels, baseUrl } = deps;
+export const channelRoutes: RoutePlugin<{ channels: ChannelService; baseUrl: string; platformState?: PlatformStateService }> = async (app, deps) => {
+  const { channels, baseUrl, platformState } = deps;
 
   app.get(
     '/v1/channels',
@@ -62,11 +71,21 @@ export const channelRoutes: RoutePlugin<{ channels: ChannelService; baseUrl: str
   app.get(
     '/v1/channels/:channel_id',
     {
-      schema: { tags: ['Channels'], operationId: 'getChannel', summary: 'Get Channel', params: ChannelParams, 'x-response': { 200: ChannelResponse } },
+      schema: {
+        tags: ['Channels'],
+        operationId: 'getChannel',
+        summary: 'Get Channel',
+        params: ChannelParams,
+        querystring: GetChannelQuery,
+        'x-response': { 200: ChannelResponse, 502: ErrorBody },
+      },
     },
     async (request) => {
       const { channel_id } = request.params;
-      const channel = await channels.get(accountOf(request).id, pathId(channel_id, 'Channel'));
+      const id = pathId(channel_id, 'Channel');
+      const refresh = request.query.refresh;
+      if (platformState && (refresh === true || refresh === 'true')) await platformState.refresh(accountOf(request).id, id);
+      const channel = await channels.get(accountOf(request).id, id);
       return channelView(channel, 'get', baseUrl);
     },
   );

@@ -44,6 +44,10 @@ export interface PlatformChannelState {
   platformState: string;
   /** Who the platform lets the channel send to now. */
   reach: 'anyone' | 'testers' | 'nobody';
+  /** Why the platform did not move the channel on (a rejected launch's comment), shown with the state. */
+  reason?: string;
+  /** Values the platform gave that the channel keeps (the id of an agent it registered). */
+  config?: Record<string, unknown>;
 }
 
 /** Reads the channel's state from the platform. */
@@ -54,4 +58,22 @@ export interface ChannelStateReader {
 /** Asks the platform to move the channel on in its life cycle (register the agent, request its launch); answers the state it is in now. */
 export interface ChannelStateRequester {
   requestState(channel: ChannelContext, wanted: string): Promise<PlatformResult<PlatformChannelState>>;
+}
+
+/** A tester's answer to the invitation, as the platform reports it. */
+export type TesterState = 'pending' | 'accepted' | 'declined';
+
+export interface Tester {
+  phoneNumber: string;
+  state: TesterState;
+}
+
+/**
+ * The phone numbers a channel may send to before the platform lets it reach anyone (rbm testers
+ * of an agent that is not launched): invited on the platform, which reports their answer.
+ */
+export interface ChannelTesters {
+  invite(channel: ChannelContext, phoneNumber: string): Promise<PlatformResult<Tester>>;
+  list(channel: ChannelContext): Promise<PlatformResult<Tester[]>>;
+  remove(channel: ChannelContext, phoneNumber: string): Promise<PlatformResult<null>>;
 }

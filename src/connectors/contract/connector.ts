@@ -1,6 +1,6 @@
 import type { ChannelType } from '../../schemas/channel-types.js';
 import type { AppInbound, ChannelInbound, HandshakeAnswerer } from './inbound.js';
-import type { ChannelStateReader, ChannelStateRequester, ChannelVerifier, SettingsPusher } from './channel-setup.js';
+import type { ChannelStateReader, ChannelStateRequester, ChannelTesters, ChannelVerifier, SettingsPusher } from './channel-setup.js';
 import type { LocalDelivery, NotificationSender, Sender } from './outbound.js';
 import type { MediaFetcher, ProfileReader } from './platform-reads.js';
 import type { SentLookup } from './sent-lookup.js';
@@ -37,6 +37,8 @@ export interface ConnectorRoles {
   channelState: ChannelStateReader;
   /** Moves the channel on in the platform's life cycle. */
   channelStateRequests: ChannelStateRequester;
+  /** Invites, lists and removes the channel's testers on the platform. */
+  testers: ChannelTesters;
 }
 
 export type RoleName = keyof ConnectorRoles;
@@ -55,6 +57,7 @@ export const ROLE_NAMES = [
   'settings',
   'channelState',
   'channelStateRequests',
+  'testers',
 ] as const satisfies readonly RoleName[];
 
 /**

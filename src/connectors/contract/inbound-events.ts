@@ -107,8 +107,12 @@ export type InboundEvent =
   | (InboundBase & { kind: 'echo'; externalId: string; content: InboundContent; platformMetadata?: string })
   /** Messages the service sent were delivered: those named, and every one sent up to `watermark` (ms). */
   | (InboundBase & { kind: 'delivered'; messageIds: string[]; watermark: number | null })
-  /** Every message sent up to `watermark` (ms) was read. */
-  | (InboundBase & { kind: 'read'; watermark: number })
+  /**
+   * Every message sent up to `watermark` (ms) was read. A platform that names the message read
+   * instead gives its id (`messageExternalId`): the watermark is then that message's time, and
+   * `watermark` only stands in when the service does not know the message.
+   */
+  | (InboundBase & { kind: 'read'; watermark: number; messageExternalId?: string })
   /**
    * A button was pressed. `buttonRef` instead of a payload when the platform could not carry the
    * payload itself: the button's index in the message the service sent (`messageExternalId`).

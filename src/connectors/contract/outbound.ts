@@ -42,6 +42,8 @@ export interface OutboundNotification {
   payload?: unknown;
   /** When the service sent it (ms); for `messages_read`, the time up to which the contact's messages count as read. */
   at: number;
+  /** `messages_read`: the platform's id of the contact's latest message, for platforms that mark a message read by its id. */
+  lastReceivedExternalId?: string;
 }
 
 /** Sends a notification (typing, read receipt) to the contact on the platform; only types the type's capabilities list reach it. */

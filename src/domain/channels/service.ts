@@ -27,6 +27,11 @@ export interface ChannelServiceDeps {
 
 const WEBHOOK_SECRET_LENGTH = 30;
 
+/** A credential as kept: text as it is, a JSON object (a service-account key) as its JSON. */
+function secretText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
 function parseSsl(value: unknown): boolean {
   return value === true || value === 'true';
 }
@@ -34,6 +39,8 @@ function parseSsl(value: unknown): boolean {
 export class ChannelService {
   /** Called after a channel changed or was deleted, so per-process caches drop it. */
   readonly onChange = new Set<(channelId: string) => void>();
+  /** Called after a channel was created (`previous` null) or updated through the API, with what it was before. */
+  readonly onSaved = new Set<(channel: Channel, previous: Channel | null) => void>();
 
   constructor(private readonly deps: ChannelServiceDeps) {}
 
@@ -56,7 +63,7 @@ export class ChannelService {
     const config: Record<string, unknown> = {};
     const secrets: Record<string, string> = {};
     for (const [k, v] of Object.entries(object)) {
-      if (definitionOf(type).input.secretFields.includes(k)) secrets[k] = String(v);
+      if (definitionOf(type).input.secretFields.includes(k)) secrets[k] = secretText(v);
       else config[k] = v;
     }
     return { config, secrets };
@@ -113,7 +120,9 @@ export class ChannelService {
       updated_at: now,
     };
     await this.deps.store.channels.insert(row);
-    return decodeChannel(row, this.deps.box);
+    const created = decodeChannel(row, this.deps.box);
+    for (const listener of this.onSaved) listener(created, null);
+    return created;
   }
 
   async get(accountId: number, id: number): Promise<Channel> {
@@ -153,7 +162,7 @@ export class ChannelService {
         if (v === null) throw ApiError.invalid(`${key}.${k}`, null, say.cannotBeNull(`${key}.${k}`));
         if (rules.ownKeys.includes(k)) continue;
         if (typeInput.secretFields.includes(k)) {
-          secrets[k] = String(v);
+          secrets[k] = secretText(v);
           credentialsChanged = true;
         } else {
           config[k] = isPlainObject(v) && isPlainObject(config[k]) ? { ...(config[k] as object), ...v } : v;
@@ -193,7 +202,9 @@ export class ChannelService {
       await this.deps.store.channels.update(accountId, id, changes);
     }
     this.changed(current.id);
-    return decodeChannel({ ...row, ...changes }, this.deps.box);
+    const updated = decodeChannel({ ...row, ...changes }, this.deps.box);
+    for (const listener of this.onSaved) listener(updated, current);
+    return updated;
   }
 
   /** Gives the channel's webhook a new random secret (the next tries sign with it); 422 without a webhook. */

@@ -356,13 +356,19 @@ export class InboundService {
   /** `last_read_timestamp` is the platform's watermark: everything delivered before it was read. */
   private async read(channel: Channel, event: Extract<InboundEvent, { kind: 'read' }>): Promise<void> {
     await this.receipt(channel, event.user, event.at, async (tx, contact, at) => {
-      const changed = await tx.conversation.markRead(channel.accountId, contact.id, event.watermark, at);
+      // A platform that names the message read: everything sent up to that message was read.
+      const named =
+        event.messageExternalId === undefined
+          ? undefined
+          : await tx.conversation.findByExternalId(channel.accountId, Number(channel.id), 'sent', event.messageExternalId);
+      const watermark = named?.sent_at ?? event.watermark;
+      const changed = await tx.conversation.markRead(channel.accountId, contact.id, watermark, at);
       if (changed.read === 0) return [];
       const read: EventInput = {
         type: 'messages_read',
         channel,
         contactId: contact.id,
-        data: { channel: channelRef(channel), contact: contactRef(contact), last_read_timestamp: isoTime(event.watermark) },
+        data: { channel: channelRef(channel), contact: contactRef(contact), last_read_timestamp: isoTime(watermark) },
       };
       // A message read before its delivery was reported is reported delivered first.
       return changed.newlyDelivered.length > 0 ? [deliveredEvent(channel, contact, changed.newlyDelivered, at), read] : [read];

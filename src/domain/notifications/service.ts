@@ -60,6 +60,11 @@ export class NotificationService {
     const now = clock.now();
     const context = channelContextOf(channel);
     const notification: OutboundNotification = { type, at: now, ...(type === 'custom' ? { payload: body.payload } : {}) };
+    if (type === 'messages_read' && sender) {
+      // Platforms that mark a message read by its id are given the contact's latest one.
+      const latest = await store.conversation.lastReceived(accountId, contact.id);
+      if (latest?.external_id) notification.lastReceivedExternalId = latest.external_id;
+    }
     if (sender) {
       const result = await sender.sendNotification(
         context,

@@ -112,6 +112,19 @@ export class ConversationRepo {
       .executeTakeFirst();
   }
 
+  /** The contact's latest message (by the service's order of arrival). */
+  async lastReceived(accountId: number, contactId: number): Promise<MessagesTable | undefined> {
+    return this.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('contact_id', '=', contactId)
+      .where('direction', '=', 'received')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  }
+
   /**
    * Channels of a type whose config holds `"key":"value"` (e.g. the page id of socialnet_chat),
    * across accounts: a platform callback names its page, not an account. The caller checks the
