@@ -240,6 +240,20 @@ export async function seedAccount(): Promise<SeededAccount> {
       });
       assert.equal(reply.status, 201, reply.text);
     }
+    if (step % 4 === 1) {
+      // Someone finds the café's bot and presses Start; the bot welcomes them.
+      const botUser = await http('POST', `${bmBase}/_sandbox/bots/${bot.body.bot.id}/users`, { first_name: customer.name[0], last_name: customer.name[1] });
+      assert.equal(botUser.status, 201, botUser.text);
+      await http('POST', `${bmBase}/_sandbox/bots/${bot.body.bot.id}/users/${botUser.body.user.id}/start`, {});
+      const botContact = ((await api.get(`/v1/channels/${channels.bot}/contacts?max=1`)).body as { id: string }[])[0];
+      if (botContact) {
+        await api.post('/v1/messages', {
+          channel: { id: channels.bot },
+          contact: { id: botContact.id },
+          content: { type: 'text', payload: 'Welcome to Corner Café! Send your order and we will have it ready.' },
+        });
+      }
+    }
     const orders = 2 + (step % 3);
     for (let i = 0; i < orders; i++) {
       const number = `+42060211${String(step * 10 + i).padStart(4, '0')}`;

@@ -20,6 +20,8 @@ export async function takeAdminScreenshots(outDir: string): Promise<string[]> {
     const shot = async (page: Page, name: string, fullPage = true) => {
       // Polling pages keep the network busy now and then; a short quiet moment is enough.
       await page.waitForLoadState('networkidle', { timeout: 5_000 }).catch(() => undefined);
+      // No focus ring left from the last click in the picture.
+      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
       const path = join(outDir, `${name}.png`);
       await page.screenshot({ path, fullPage, animations: 'disabled', caret: 'hide' });
       written.push(path);
@@ -84,17 +86,19 @@ export async function takeAdminScreenshots(outDir: string): Promise<string[]> {
         // Open the newest conversation.
         const first = p.locator('.tab-panel').getByRole('link').first();
         await first.click().catch(() => undefined);
-        await p
-          .getByText('Which pick-up time suits you?')
-          .waitFor({ timeout: 10_000 })
-          .catch(() => undefined);
+        const latest = p.getByRole('list', { name: 'Messages' }).getByText('Which pick-up time suits you?');
+        await latest.waitFor();
+        // The conversation scrolls inside its own box: a picture of the window, the latest message in it.
+        await latest.scrollIntoViewIfNeeded();
+        await shot(p, name, false);
+        continue;
       }
-      if (tab === 'webhook')
-        await p
-          .getByText(/failed/i)
-          .first()
-          .waitFor({ timeout: 10_000 })
-          .catch(() => undefined);
+      if (tab === 'webhook') {
+        // The log of the hours the order system was down.
+        await p.getByRole('button', { name: /Status/ }).click();
+        await p.getByRole('option', { name: 'failed', exact: true }).click();
+        await p.locator('.tab-panel').getByText('503').first().waitFor();
+      }
       await shot(p, name);
     }
 
@@ -111,6 +115,8 @@ export async function takeAdminScreenshots(outDir: string): Promise<string[]> {
     await owner.goto('/admin/users');
     await p.getByRole('row', { name: /new\.barista/ }).waitFor();
     await shot(p, 'users');
+    // A page that logged errors or broke the CSP would make misleading pictures.
+    await owner.assertNoProblems();
     await owner.close();
   } finally {
     await browser.close();
