@@ -2,7 +2,9 @@ import { describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { dialects } from '../helpers/databases.js';
-import { startHarness, SMS_ACCESS_KEY, SMS_SIGNING_KEY, type Harness } from '../connectors/helpers/harness.js';
+import { startHarness, SMS_ACCESS_KEY, SMS_SIGNING_KEY, http, type Harness } from '../connectors/helpers/harness.js';
+import { eventually } from '../helpers/waits.js';
+import { createRbmStandIn } from '../../sandbox/rbm/server.js';
 import {
   checkAccessibility,
   chromiumMissing,
@@ -15,9 +17,10 @@ import {
 } from '../helpers/admin-browser.js';
 
 // Channels in the app with the platform stand-ins running: one channel of each type made through
-// its own form (socialnet_chat, mobile and botmsg in production, their credentials checked by the
-// stand-ins); the API's 422 shown at the field it names; edit; the rbm agent's next step; delete
-// with a confirmation that counts what goes with it; and another account's channels never shown.
+// its own form (socialnet_chat, mobile, botmsg and rbm in production, their credentials checked by
+// the stand-ins); the API's 422 shown at the field it names; edit; the rbm agent's life cycle, each
+// step the one its state allows, the platform's answers seen on request; delete with a
+// confirmation that counts what goes with it; and another account's channels never shown.
 
 const browserSkip = chromiumMissing();
 const SMS_NUMBER = '+420601000333';
@@ -25,13 +28,18 @@ const SMS_NUMBER = '+420601000333';
 for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['one channel of each type'] })) {
   describe(`Admin app channels in Chromium (${dialect})`, { skip: skip || browserSkip }, () => {
     let h: Harness;
+    let rbm: ReturnType<typeof createRbmStandIn>;
+    let rbmBase = '';
+    const rbmSandbox = (path: string, body?: unknown) => http(body === undefined ? 'GET' : 'POST', `${rbmBase}/_sandbox${path}`, body);
     let app: AdminBrowser;
     let owner: AdminUserFixture;
     let a: AdminPage;
     const made = new Map<string, string>();
 
     before(async () => {
-      h = await startHarness(dialect, { ...TEST_PASSWORD_ENV });
+      rbm = createRbmStandIn();
+      rbmBase = await rbm.listen(0);
+      h = await startHarness(dialect, { ...TEST_PASSWORD_ENV, RBM_API_URL: rbmBase, RBM_MANAGEMENT_URL: `${rbmBase}/mgmt`, RBM_TOKEN_URL: `${rbmBase}/token` });
       owner = await createAdminUser(h.s, h.s.accountId, 'owner@example.com', 'owner');
       app = await startAdminBrowser();
       a = await app.open(h.s.origin, owner);
@@ -39,6 +47,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['one chan
     after(async () => {
       await app?.close();
       await h?.close();
+      await rbm?.close();
     });
 
     /** Opens the new channel form, picks the type from the list, fills the fields and submits. */
@@ -109,7 +118,14 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['one chan
       await createThroughForm(page, /^Web chat/, { Name: 'Site chat' });
       await expectCreated(page, 'Site chat');
 
-      await createThroughForm(page, /^RCS business messaging/, { Name: 'RCS offers', 'Agent name': 'Corner Café' });
+      // rbm in production with a partner's service-account key, pasted as the file's JSON.
+      const partner = await rbmSandbox('/partners', {});
+      assert.equal(partner.status, 201, partner.text);
+      await createThroughForm(page, /^RCS business messaging/, {
+        Name: 'RCS offers',
+        'Agent name': 'Corner Café',
+        'Service-account key (JSON)': JSON.stringify(partner.body.service_account_key, null, 2),
+      });
       await expectCreated(page, 'RCS offers');
 
       await createThroughForm(page, /^App messaging \(appmsg\)/, { Name: 'App chat', 'Access token': 'app-token-1' });
@@ -175,20 +191,56 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['one chan
       await a.assertNoProblems();
     });
 
-    test('the rbm agent offers the step its state allows: register a new agent, then wait for the platform', async () => {
+    test('the rbm agent offers the step its state allows: register, then launch once the platform created it; its answers shown on request', async () => {
       const id = made.get('RCS offers');
       assert.ok(id);
       const page = a.page;
       await a.goto(`/admin/channels/${id}`);
+      // The key is never shown again: only its client_email.
+      const channel = (await h.s.api.get(`/v1/channels/${id}`)).body;
+      await page.getByText(channel.rbm.service_account_key.client_email).waitFor();
       const agent = page.getByRole('region', { name: 'RCS agent' });
       await agent.getByText('Agent not registered').first().waitFor();
+      assert.equal(await agent.getByRole('button', { name: 'Launch agent' }).count(), 0);
       await agent.getByRole('button', { name: 'Register agent' }).click();
       const confirm = page.getByRole('alertdialog', { name: 'Register agent?' });
       await checkAccessibility(page, 'the register agent confirmation');
       await confirm.getByRole('button', { name: 'Register agent' }).click();
       await agent.getByText('Waiting for the RCS platform').waitFor();
+      assert.equal(await agent.getByRole('button', { name: /Register agent|Launch agent/ }).count(), 0);
+
+      // The service registers the agent with the platform, which verifies it; the page asks for the news.
+      const agentId = await eventually(async () => {
+        const got = await h.s.api.get(`/v1/channels/${id}`);
+        return typeof got.body.rbm.agent_id === 'string' ? (got.body.rbm.agent_id as string) : undefined;
+      });
+      assert.equal((await rbmSandbox(`/agents/${agentId}/verification`, { state: 'VERIFICATION_STATE_VERIFIED' })).status, 200);
+      await agent.getByRole('button', { name: 'Check with the platform' }).click();
+      await agent.getByRole('button', { name: 'Launch agent' }).waitFor();
+      await agent.getByText('Agent created').first().waitFor();
+
+      await agent.getByRole('button', { name: 'Launch agent' }).click();
+      await page.getByRole('alertdialog', { name: 'Launch agent?' }).getByRole('button', { name: 'Launch agent' }).click();
+      await agent.getByText('Waiting for the RCS platform').waitFor();
+      await eventually(async () =>
+        (await rbmSandbox(`/agents/${agentId}`)).body.agent.launch?.['sandbox-carrier'] === 'LAUNCH_STATE_PENDING' ? true : undefined,
+      );
+      // The reviewers reject it: the page says why, and offers the launch again.
+      await rbmSandbox(`/agents/${agentId}/launch`, { carrier: 'sandbox-carrier', state: 'LAUNCH_STATE_REJECTED', comment: 'The logo is missing.' });
+      await agent.getByRole('button', { name: 'Check with the platform' }).click();
+      await agent.getByText(/The platform says: .*The logo is missing\./).waitFor();
+      await agent.getByRole('button', { name: 'Launch agent' }).click();
+      await page.getByRole('alertdialog', { name: 'Launch agent?' }).getByRole('button', { name: 'Launch agent' }).click();
+      await agent.getByText('Waiting for the RCS platform').waitFor();
+      await eventually(async () =>
+        (await rbmSandbox(`/agents/${agentId}`)).body.agent.launch?.['sandbox-carrier'] === 'LAUNCH_STATE_PENDING' ? true : undefined,
+      );
+      await rbmSandbox(`/agents/${agentId}/launch`, { carrier: 'sandbox-carrier', state: 'LAUNCH_STATE_LAUNCHED' });
+      await agent.getByRole('button', { name: 'Check with the platform' }).click();
+      await agent.getByText('Nothing more to do: the agent is live.').waitFor();
       assert.equal(await agent.getByRole('button').count(), 0);
-      assert.equal((await h.s.api.get(`/v1/channels/${id}`)).body.rbm.agent_state, 'create_requested');
+      assert.equal((await h.s.api.get(`/v1/channels/${id}`)).body.rbm.agent_state, 'launched');
+      await checkAccessibility(page, 'a launched rbm agent');
       await a.assertNoProblems();
     });
 

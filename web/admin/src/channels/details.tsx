@@ -14,6 +14,8 @@ import { stateOf } from './state';
 const PLATFORM_URLS: { path: string; label: string }[] = [
   { path: 'provider.status_webhook_url', label: 'Status webhook URL (give it to the SMS provider)' },
   { path: 'provider.receive_webhook_url', label: 'Receive webhook URL (give it to the SMS provider)' },
+  { path: 'rbm.webhook_url', label: "Webhook URL (set it as the agent's webhook on the RCS platform)" },
+  { path: 'rbm.client_token', label: 'Client token (set it with that webhook URL)' },
 ];
 
 const VIEW_FIELDS: { path: string; label: string }[] = [
@@ -40,6 +42,12 @@ export function ChannelDetails({ channel, reload }: ChannelPageProps) {
     { label: 'Channel id', value: <span className="mono">{channel.id}</span> },
   ];
   for (const field of spec.fields) {
+    if (field.kind === 'json') {
+      const email = getPath(channel, `${field.path}.client_email`);
+      rows.push({ label: field.label, value: typeof email === 'string' ? <span className="mono">{email}</span> : <span className="muted">not set</span> });
+      continue;
+    }
+    if (field.kind === 'secret' && PLATFORM_URLS.some((u) => u.path === field.path)) continue;
     if (field.kind === 'secret') {
       rows.push({
         label: field.label,

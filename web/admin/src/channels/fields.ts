@@ -6,7 +6,8 @@ export interface FieldSpec {
   /** JSON path in the request body, e.g. 'provider.sender_id'. */
   path: string;
   label: string;
-  kind: 'text' | 'secret' | 'email' | 'integer' | 'select';
+  /** `json`: an object pasted as JSON text (a key file), sent as the object. */
+  kind: 'text' | 'secret' | 'email' | 'integer' | 'select' | 'json';
   required?: boolean;
   description?: string;
   options?: { id: string; label: string }[];
@@ -76,7 +77,8 @@ export const TYPE_SPECS: Record<ChannelType, TypeSpec> = {
   },
   rbm: {
     modes: ['production', 'test'],
-    intro: 'RCS business messaging through an agent. After creating the channel, ask the service to register the agent with the RCS platform.',
+    intro:
+      'RCS business messaging through an agent. With the service-account key, the service registers a new agent when you ask (or uses the one you name) and follows its launch.',
     fields: [
       { path: 'rbm.agent_name', label: 'Agent name', kind: 'text', required: true, description: 'Shown to end users.' },
       {
@@ -86,6 +88,25 @@ export const TYPE_SPECS: Record<ChannelType, TypeSpec> = {
         options: RBM_REGIONS,
         viewPaths: ['rbm.region', 'region'],
         description: 'Where the agent is registered.',
+      },
+      {
+        path: 'rbm.service_account_key',
+        label: 'Service-account key (JSON)',
+        kind: 'json',
+        description: 'Paste the key file the platform issued, as it is. It is kept encrypted and never shown again; the channel shows only its client_email.',
+        placeholder: '{"type": "service_account", "client_email": "…", "private_key": "…"}',
+      },
+      {
+        path: 'rbm.agent_id',
+        label: 'Existing agent id',
+        kind: 'text',
+        description: 'Optional: an agent you already have on the platform (its id, or brands/…/agents/…). Without it the service registers one.',
+      },
+      {
+        path: 'rbm.client_token',
+        label: 'Client token',
+        kind: 'secret',
+        description: 'Optional: the token the platform signs its webhook calls with; the service makes one when empty.',
       },
     ],
   },

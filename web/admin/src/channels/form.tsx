@@ -20,7 +20,7 @@ export interface ChannelFormProps {
 const COMMON_FIELDS = ['name', 'mode', 'webhook.url', 'webhook.ssl_verification'];
 
 function initialValue(field: FieldSpec, channel: Channel | undefined): string {
-  if (!channel || field.kind === 'secret') return '';
+  if (!channel || field.kind === 'secret' || field.kind === 'json') return '';
   for (const path of field.viewPaths ?? [field.path]) {
     const value = getPath(channel, path);
     if (value !== undefined && value !== null) return String(value);
@@ -44,6 +44,15 @@ export function placeErrors(errors: ErrorDetail[], paths: string[]): { byField: 
     else rest.push(field && !target ? `${field}: ${error.message}` : error.message);
   }
   return { byField, rest };
+}
+
+function isJsonObject(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value);
+  } catch {
+    return false;
+  }
 }
 
 function numberOrText(text: string): unknown {
@@ -72,8 +81,8 @@ export function ChannelForm({ type, channel, submitLabel, onSubmit, onCancel }: 
     for (const field of spec.fields) {
       const value = values[field.path] ?? '';
       if (value === '' && (editing || !field.required)) continue;
-      if (editing && field.kind !== 'secret' && value === initialValue(field, channel)) continue;
-      setPath(out, field.path, field.kind === 'integer' ? numberOrText(value) : value);
+      if (editing && field.kind !== 'secret' && field.kind !== 'json' && value === initialValue(field, channel)) continue;
+      setPath(out, field.path, field.kind === 'integer' ? numberOrText(value) : field.kind === 'json' ? JSON.parse(value) : value);
     }
     if (!editing && webhookUrl.trim()) out.webhook = { url: webhookUrl.trim(), ssl_verification: sslVerification };
     return out;
@@ -85,6 +94,10 @@ export function ChannelForm({ type, channel, submitLabel, onSubmit, onCancel }: 
     if (!name.trim()) found.name = 'Give the channel a name.';
     if (!editing)
       for (const field of spec.fields) if (field.required && !(values[field.path] ?? '').trim()) found[field.path] = `Enter the ${field.label.toLowerCase()}.`;
+    for (const field of spec.fields) {
+      const text = (values[field.path] ?? '').trim();
+      if (field.kind === 'json' && text && !isJsonObject(text)) found[field.path] = 'Paste the whole key file: a JSON object in braces.';
+    }
     setErrors(found);
     setGeneral([]);
     if (Object.keys(found).length > 0) return;
@@ -135,6 +148,8 @@ export function ChannelForm({ type, channel, submitLabel, onSubmit, onCancel }: 
                 key={field.path}
                 label={field.label}
                 name={field.path}
+                multiline={field.kind === 'json'}
+                rows={field.kind === 'json' ? 6 : undefined}
                 type={field.kind === 'secret' ? 'password' : field.kind === 'email' ? 'email' : 'text'}
                 inputMode={field.kind === 'integer' ? 'numeric' : undefined}
                 autoComplete={field.kind === 'secret' ? 'new-password' : 'off'}
@@ -143,7 +158,7 @@ export function ChannelForm({ type, channel, submitLabel, onSubmit, onCancel }: 
                 error={errors[field.path]}
                 isRequired={field.required && !editing}
                 placeholder={field.placeholder}
-                description={editing && field.kind === 'secret' ? 'Leave empty to keep the current value.' : field.description}
+                description={editing && (field.kind === 'secret' || field.kind === 'json') ? 'Leave empty to keep the current value.' : field.description}
               />
             ),
           )}
