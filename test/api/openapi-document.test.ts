@@ -168,8 +168,11 @@ describe('The OpenAPI document', () => {
       'getCapabilities',
       'getFile',
       'getMessage',
+      'inviteTester',
+      'listTesters',
       'listWebhookDeliveries',
       'redeliverWebhookDelivery',
+      'removeTester',
     ]);
     for (const tag of ['Webhooks', 'Files', 'Operations']) {
       assert.match(document.tags.find((t: Json) => t.name === tag).description, /^Beyond the specification/);

@@ -205,6 +205,17 @@ for (const { dialect, skip, test } of await dialects()) {
       assert.equal(down.status, 502, down.text);
       assert.equal((await s.api.get(`/v1/channels/${made.id}`)).body.rbm.agent_state, 'launched');
 
+      // Without a key the agent cannot be registered: the state stays, with the reason.
+      const keyless = await channel({});
+      assert.equal(keyless.body.rbm.service_account_key, undefined);
+      assert.equal((await s.api.patch(`/v1/channels/${keyless.id}`, { rbm: { agent_state: 'create_requested' } })).status, 200);
+      const reasoned = await eventually(async () => {
+        const got = await s.api.get(`/v1/channels/${keyless.id}`);
+        return got.body.rbm.agent_state_reason === undefined ? undefined : got.body.rbm;
+      });
+      assert.equal(reasoned.agent_state, 'create_requested');
+      assert.match(reasoned.agent_state_reason, /no service account key/);
+
       // A verification request that failed after the agent was registered is made again by the check.
       const other = await channel({ service_account_key: await partnerKey() });
       await sandbox('/faults', { kind: 'server_error', endpoint: 'verification', status: 503 });

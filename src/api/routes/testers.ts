@@ -29,6 +29,7 @@ export const testerRoutes: RoutePlugin<{ testers: TestersService }> = async (app
     {
       schema: {
         tags: ['Channels'],
+        'x-beyond-specification': true,
         operationId: 'listTesters',
         summary: 'List Testers with their invite state, as the platform reports it (rbm; beyond the specification)',
         description: DESCRIPTION,
@@ -44,6 +45,7 @@ export const testerRoutes: RoutePlugin<{ testers: TestersService }> = async (app
     {
       schema: {
         tags: ['Channels'],
+        'x-beyond-specification': true,
         operationId: 'inviteTester',
         summary: 'Invite a phone number as a tester of the agent (rbm; beyond the specification)',
         description: `${DESCRIPTION} The platform allows a limited number of invitations a day (over it: 502 with its message).`,
@@ -63,6 +65,7 @@ export const testerRoutes: RoutePlugin<{ testers: TestersService }> = async (app
     {
       schema: {
         tags: ['Channels'],
+        'x-beyond-specification': true,
         operationId: 'removeTester',
         summary: 'Remove a tester (rbm; beyond the specification)',
         description: DESCRIPTION,
