@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../../src/lib/clock.js';
 import { createBotmsgStandIn } from '../../sandbox/botmsg/server.js';
+import { createRbmStandIn } from '../../sandbox/rbm/server.js';
 import { createSmsproviderStandIn } from '../../sandbox/smsprovider/server.js';
 import { createSocialnetChatStandIn } from '../../sandbox/socialnet_chat/server.js';
 import { ApiClient } from '../../test/helpers/api-client.js';
@@ -89,6 +90,8 @@ export async function seedAccount(): Promise<SeededAccount> {
   const bmBase = await bm.listen(0);
   const sms = createSmsproviderStandIn({ accessKey: SMS_KEY, signingKey: SMS_SIGNING_KEY, now: () => clock.now() });
   const smsBase = await sms.listen(0);
+  const rbmStandIn = createRbmStandIn({ now: () => clock.now() });
+  const rbmBase = await rbmStandIn.listen(0);
   const receiver = await startReceiver();
   const server = await startTestServer('sqlite', {
     clock,
@@ -100,6 +103,9 @@ export async function seedAccount(): Promise<SeededAccount> {
       SOCIALNET_VERIFY_TOKEN: 'verify-token-of-the-screenshots',
       BOTMSG_API_URL: bmBase,
       SMSPROVIDER_API_URL: smsBase,
+      RBM_API_URL: rbmBase,
+      RBM_MANAGEMENT_URL: `${rbmBase}/mgmt`,
+      RBM_TOKEN_URL: `${rbmBase}/token`,
       SANDBOX_URL: snBase,
       ADMIN_PASSWORD_COST: '10',
       // Retries a few seconds of the stepped clock apart: the receiver's outage fails deliveries within the hour.
@@ -151,7 +157,12 @@ export async function seedAccount(): Promise<SeededAccount> {
     }),
     site: await create({ type: 'service_chat', name: 'Website chat', webhook: { url: receiver.url } }),
     bot: await create({ type: 'botmsg', name: 'Café bot', botmsg: { access_token: bot.body.token } }),
-    rbm: await create({ type: 'rbm', name: 'RCS offers', mode: 'test', rbm: { agent_name: 'Corner Café' }, region: 'europe' }),
+    rbm: await create({
+      type: 'rbm',
+      name: 'RCS offers',
+      rbm: { agent_name: 'Corner Café', service_account_key: (await http('POST', `${rbmBase}/_sandbox/partners`, {})).body.service_account_key },
+      region: 'europe',
+    }),
     app: await create({ type: 'appmsg', name: 'Loyalty app', appmsg: { access_token: 'loyalty-app-token' } }),
     business: await create({
       type: 'appmsg_business_messages',
@@ -287,6 +298,15 @@ export async function seedAccount(): Promise<SeededAccount> {
   });
   await settle(api, [channels.page, channels.sms]);
 
+  // The RCS agent: registered by the service, verified by the platform, ready to be launched.
+  await api.patch(`/v1/channels/${channels.rbm}`, { rbm: { agent_state: 'create_requested' } });
+  const agentId = await until(async () => {
+    const got = await api.get(`/v1/channels/${channels.rbm}`);
+    return typeof got.body.rbm.agent_id === 'string' ? (got.body.rbm.agent_id as string) : undefined;
+  });
+  await http('POST', `${rbmBase}/_sandbox/agents/${encodeURIComponent(agentId)}/verification`, { state: 'VERIFICATION_STATE_VERIFIED' });
+  await api.get(`/v1/channels/${channels.rbm}?refresh=true`);
+
   return {
     server,
     origin: server.origin,
@@ -295,9 +315,20 @@ export async function seedAccount(): Promise<SeededAccount> {
     channels,
     async close() {
       await server.close();
-      await Promise.allSettled([sn.close(), bm.close(), sms.close(), receiver.close()]);
+      await Promise.allSettled([sn.close(), bm.close(), sms.close(), rbmStandIn.close(), receiver.close()]);
     },
   };
+}
+
+/** Polls `check` until it gives a value (at most 15 s). */
+async function until<T>(check: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not reached within 15 s');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** Waits (bounded) until the channels have no webhook delivery still pending, so each hour's outcome is recorded in it. */

@@ -11,11 +11,11 @@ import { RbmAgent } from './rbm-agent';
 import { stateOf } from './state';
 
 /** URLs of the channel that the platform calls (mobile: status and receive webhooks). */
-const PLATFORM_URLS: { path: string; label: string }[] = [
+const PLATFORM_URLS: { path: string; label: string; copy?: string }[] = [
   { path: 'provider.status_webhook_url', label: 'Status webhook URL (give it to the SMS provider)' },
   { path: 'provider.receive_webhook_url', label: 'Receive webhook URL (give it to the SMS provider)' },
   { path: 'rbm.webhook_url', label: "Webhook URL (set it as the agent's webhook on the RCS platform)" },
-  { path: 'rbm.client_token', label: 'Client token (set it with that webhook URL)' },
+  { path: 'rbm.client_token', label: 'Client token (set it with that webhook URL)', copy: 'Copy token' },
 ];
 
 const VIEW_FIELDS: { path: string; label: string }[] = [
@@ -44,7 +44,10 @@ export function ChannelDetails({ channel, reload }: ChannelPageProps) {
   for (const field of spec.fields) {
     if (field.kind === 'json') {
       const email = getPath(channel, `${field.path}.client_email`);
-      rows.push({ label: field.label, value: typeof email === 'string' ? <span className="mono">{email}</span> : <span className="muted">not set</span> });
+      rows.push({
+        label: field.viewLabel ?? field.label,
+        value: typeof email === 'string' ? <span className="mono">{email}</span> : <span className="muted">not set</span>,
+      });
       continue;
     }
     if (field.kind === 'secret' && PLATFORM_URLS.some((u) => u.path === field.path)) continue;
@@ -56,7 +59,7 @@ export function ChannelDetails({ channel, reload }: ChannelPageProps) {
       continue;
     }
     const value = (field.viewPaths ?? [field.path]).map((p) => getPath(channel, p)).find((v) => v !== undefined && v !== null);
-    rows.push({ label: field.label, value: value === undefined ? <span className="muted">—</span> : String(value) });
+    rows.push({ label: field.viewLabel ?? field.label, value: value === undefined ? <span className="muted">—</span> : String(value) });
   }
   for (const field of VIEW_FIELDS) {
     const value = getPath(channel, field.path);
@@ -67,7 +70,7 @@ export function ChannelDetails({ channel, reload }: ChannelPageProps) {
     value: channel.webhook ? <span className="mono">{channel.webhook.url}</span> : <span className="muted">none (set one in the Webhook tab)</span>,
   });
   const urls = PLATFORM_URLS.map((u) => ({ ...u, value: getPath(channel, u.path) })).filter(
-    (u): u is { path: string; label: string; value: string } => typeof u.value === 'string',
+    (u): u is { path: string; label: string; copy?: string; value: string } => typeof u.value === 'string',
   );
 
   return (
@@ -102,7 +105,7 @@ export function ChannelDetails({ channel, reload }: ChannelPageProps) {
                 <code id={`platform-url-value-${i}`} aria-labelledby={`platform-url-${i}`}>
                   {u.value}
                 </code>
-                <CopyButton value={u.value} label="Copy URL" fallbackTargetId={`platform-url-value-${i}`} />
+                <CopyButton value={u.value} label={u.copy ?? 'Copy URL'} fallbackTargetId={`platform-url-value-${i}`} />
               </div>
             </div>
           ))}

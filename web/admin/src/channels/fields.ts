@@ -6,6 +6,8 @@ export interface FieldSpec {
   /** JSON path in the request body, e.g. 'provider.sender_id'. */
   path: string;
   label: string;
+  /** The label on the channel's details page, when other than the form's. */
+  viewLabel?: string;
   /** `json`: an object pasted as JSON text (a key file), sent as the object. */
   kind: 'text' | 'secret' | 'email' | 'integer' | 'select' | 'json';
   required?: boolean;
@@ -92,6 +94,7 @@ export const TYPE_SPECS: Record<ChannelType, TypeSpec> = {
       {
         path: 'rbm.service_account_key',
         label: 'Service-account key (JSON)',
+        viewLabel: 'Service account',
         kind: 'json',
         description: 'Paste the key file the platform issued, as it is. It is kept encrypted and never shown again; the channel shows only its client_email.',
         placeholder: '{"type": "service_account", "client_email": "…", "private_key": "…"}',
@@ -99,6 +102,7 @@ export const TYPE_SPECS: Record<ChannelType, TypeSpec> = {
       {
         path: 'rbm.agent_id',
         label: 'Existing agent id',
+        viewLabel: 'Agent id',
         kind: 'text',
         description: 'Optional: an agent you already have on the platform (its id, or brands/…/agents/…). Without it the service registers one.',
       },
