@@ -58,6 +58,55 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['keyboard
       await a.assertNoProblems();
     });
 
+    test('keyboard only: the skip link reaches the page, the navigation follows Tab and Enter, the account menu opens with Enter and closes with Escape', async () => {
+      const a = await app.open(s.origin, owner);
+      await a.goto('/admin/');
+      await a.page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+      const focused = () => a.page.evaluate(() => document.activeElement?.textContent?.trim() ?? '');
+      // The first Tab shows the skip link; Enter moves to the page's content.
+      await a.page.keyboard.press('Tab');
+      assert.equal(await focused(), 'Skip to content');
+      assert.ok(await a.page.getByRole('link', { name: 'Skip to content' }).isVisible());
+      await a.page.keyboard.press('Enter');
+      assert.equal(await a.page.evaluate(() => document.activeElement?.id), 'main');
+
+      // From the top of a fresh page: skip link, brand, the navigation in order, the account menu.
+      await a.goto('/admin/');
+      await a.page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+      const names: string[] = [];
+      for (let i = 0; i < 7; i++) {
+        await a.page.keyboard.press('Tab');
+        names.push(await focused());
+      }
+      assert.equal(names[0], 'Skip to content');
+      assert.match(names[1] ?? '', /Parley/);
+      assert.deepEqual(names.slice(2, 6), ['Overview', 'Channels', 'API settings', 'Users']);
+      assert.ok(names[6]?.startsWith(`Account menu, signed in as ${owner.email}`), names[6]);
+      // Back two, to API settings, and Enter.
+      await a.page.keyboard.press('Shift+Tab');
+      await a.page.keyboard.press('Shift+Tab');
+      await a.page.keyboard.press('Enter');
+      await a.page.getByRole('heading', { name: 'API settings', level: 1 }).waitFor();
+
+      // The account menu: Enter opens it with focus on its first item, Escape closes it and gives focus back.
+      const menuButton = a.page.getByRole('button', { name: /^Account menu/ });
+      await menuButton.focus();
+      await a.page.keyboard.press('Enter');
+      const menu = a.page.getByRole('menu');
+      await menu.waitFor();
+      assert.equal(await a.page.evaluate(() => document.activeElement?.getAttribute('role')), 'menuitem');
+      await a.page.keyboard.press('Escape');
+      await menu.waitFor({ state: 'hidden' });
+      assert.equal(await menuButton.evaluate((el) => el === document.activeElement), true);
+      // Arrow down to Sign out, Enter: signed out.
+      await a.page.keyboard.press('Enter');
+      await menu.waitFor();
+      await a.page.keyboard.press('ArrowDown');
+      await a.page.keyboard.press('Enter');
+      await a.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      await a.assertNoProblems();
+    });
+
     test('a wrong password and an unknown e-mail get the same message, next to nothing that tells them apart', async () => {
       const a = await app.open(s.origin);
       await a.goto('/admin/sign-in');
