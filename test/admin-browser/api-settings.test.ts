@@ -44,6 +44,14 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['an owner
       await table.waitFor();
       await checkAccessibility(a.page, 'API settings');
 
+      // Only this account's tokens: another account's token (named like ours) is not listed.
+      const other = await s.newAccount();
+      await s.runtime.services.accounts.createToken(other.accountId, 'Order bot of another account');
+      assert.equal(await table.getByRole('row', { name: /another account/ }).count(), 0);
+      await a.page.reload();
+      await table.getByRole('row').nth(1).waitFor();
+      assert.equal(await table.getByRole('row', { name: /another account/ }).count(), 0);
+
       await a.page.getByRole('button', { name: 'Create token' }).click();
       const dialog = a.page.getByRole('dialog', { name: 'Create an access token' });
       await dialog.waitFor();

@@ -44,6 +44,12 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['an owner
       const table = a.page.getByRole('grid', { name: 'Users' });
       await table.getByRole('row', { name: /owner@example\.com \(you\)/ }).waitFor();
       await table.getByRole('row', { name: /member@example\.com/ }).waitFor();
+      // Another account's users are not this account's business.
+      const other = await s.newAccount();
+      await createAdminUser(s, other.accountId, 'someone.else@example.com', 'owner');
+      await a.page.reload();
+      await table.getByRole('row', { name: /member@example\.com/ }).waitFor();
+      assert.equal(await a.page.getByText('someone.else@example.com').count(), 0);
       // Nobody removes themself: no button on one's own row.
       assert.equal(
         await table
