@@ -78,6 +78,8 @@ export interface SeededAccount {
   origin: string;
   owner: { email: string; password: string };
   member: { email: string; password: string };
+  /** The one-time setup link of a user who has not chosen a password yet. */
+  setupLink: string;
   channels: Record<'page' | 'sms' | 'site' | 'bot' | 'rbm' | 'app' | 'business' | 'mail', string>;
   close(): Promise<void>;
 }
@@ -130,7 +132,7 @@ export async function seedAccount(): Promise<SeededAccount> {
     const token = new URL(made.setupLink ?? '').searchParams.get('token') ?? '';
     await users.setUp(token, user.password);
   }
-  await users.createUser({ accountId: account.id, email: 'new.barista@cornercafe.example', role: 'member' });
+  const barista = await users.createUser({ accountId: account.id, email: 'new.barista@cornercafe.example', role: 'member' });
 
   const create = async (body: Record<string, unknown>) => {
     const res = await api.post('/v1/channels', body);
@@ -312,6 +314,7 @@ export async function seedAccount(): Promise<SeededAccount> {
     origin: server.origin,
     owner,
     member,
+    setupLink: barista.setupLink ?? '',
     channels,
     async close() {
       await server.close();

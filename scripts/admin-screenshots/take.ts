@@ -34,6 +34,12 @@ export async function takeAdminScreenshots(outDir: string): Promise<string[]> {
     await shot(visitor.page, 'sign-in', false);
     await visitor.close();
 
+    const newcomer = await openAdminPage(browser, seeded.origin, { viewport });
+    await newcomer.goto(new URL(seeded.setupLink).pathname + new URL(seeded.setupLink).search);
+    await newcomer.page.getByRole('heading', { name: 'Set your password' }).waitFor();
+    await shot(newcomer.page, 'setup', false);
+    await newcomer.close();
+
     const owner = await openAdminPage(browser, seeded.origin, { user: { ...seeded.owner, id: 0, role: 'owner', accountId: 0 }, viewport });
     const p = owner.page;
     const { channels } = seeded;
