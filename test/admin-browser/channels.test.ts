@@ -301,5 +301,16 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['one chan
       assert.equal(await page.getByText('Their private chat').count(), 0);
       await a.assertNoProblems();
     });
+
+    test('an address the app does not have says so inside the app, with the way back', async () => {
+      const page = a.page;
+      await a.goto('/admin/no-such-page');
+      await page.getByRole('heading', { name: 'Page not found', level: 1 }).waitFor();
+      await page.getByRole('navigation', { name: 'Main' }).waitFor();
+      await checkAccessibility(page, 'the not found page');
+      await page.getByRole('main').getByRole('link', { name: 'overview' }).click();
+      await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+      await a.assertNoProblems();
+    });
   });
 }

@@ -7,6 +7,7 @@ import { findRoute, Redirect, Router, useLocation, useQuery } from './router';
 import { routes } from './routes';
 import { SessionProvider, signInPath, useSession } from './session';
 import { ErrorMessage, Loading, Toasts } from './ui';
+import { PageErrorBoundary } from './ui/error-boundary';
 
 function useTitle(title: string) {
   useEffect(() => {
@@ -37,7 +38,13 @@ function CurrentPage() {
   }
   if (state.user.must_change_password) return <ForcedPasswordPage />;
   const Page = found?.entry.Component;
-  return <Layout>{Page && found ? <Page key={found.entry.path} params={found.params} query={query} /> : <NotFoundPage />}</Layout>;
+  return (
+    <Layout>
+      <PageErrorBoundary resetKey={pathname}>
+        {Page && found ? <Page key={found.entry.path} params={found.params} query={query} /> : <NotFoundPage />}
+      </PageErrorBoundary>
+    </Layout>
+  );
 }
 
 export function App() {
