@@ -1,5 +1,6 @@
 // Overview: for each channel, messages sent and received and webhook deliveries failed over the
 // last 24 hours, as numbers and a small hourly chart; the account's totals first.
+import { useEffect } from 'react';
 import { api } from '../api';
 import { shortTypeLabel } from '../channels/labels';
 import { channelPath } from '../channels/paths';
@@ -8,6 +9,8 @@ import { APP_BASE } from '../router';
 import type { HourCounts, Overview, OverviewChannel } from '../types';
 import { Button, ButtonLink, ErrorMessage, Link, Loading, formatTime, useLoad } from '../ui';
 import { HourlyChart } from './chart';
+
+const REFRESH_MS = 60_000;
 
 function Stats({ sent, received, failed }: { sent: number; received: number; failed: number }) {
   return (
@@ -64,6 +67,15 @@ function Legend() {
 export function OverviewPage() {
   const overview = useLoad((signal) => api.get<Overview>('/overview', undefined, signal), []);
   const data = overview.data;
+  const { reload } = overview;
+
+  // Read again every minute while the page is in view, so an open overview stays current.
+  useEffect(() => {
+    const timer = window.setInterval(() => {
+      if (document.visibilityState === 'visible') void reload();
+    }, REFRESH_MS);
+    return () => window.clearInterval(timer);
+  }, [reload]);
 
   return (
     <>
