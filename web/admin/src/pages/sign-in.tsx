@@ -98,7 +98,7 @@ export function SignInPage() {
           </Button>
         </Form>
         <p className="auth-help">
-          Forgot your password? Ask an owner of your account, or run <code>parley user reset-password</code> on the server.
+          Forgot your password? Whoever runs this server can give you a new setup link with <code>parley user reset-password</code>.
         </p>
       </main>
     </div>
