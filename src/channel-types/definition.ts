@@ -181,6 +181,11 @@ export interface SendPolicies {
    * a burst waits in the queue). Absent: no limit of the service's own.
    */
   ratePerSecond?: number;
+  /**
+   * Asynchronous types whose messages thread (e-mail's In-Reply-To and References): how many of
+   * the contact's earlier messages the send job gives the sender with each message.
+   */
+  conversationDepth?: number;
 }
 
 /** Rules that tie settings together, checked on the settings as they would be after the change. */

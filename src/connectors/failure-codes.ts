@@ -20,6 +20,16 @@ const BY_TYPE: Partial<Record<ChannelType, Record<string, MessageFailedCode>>> =
     '404': 3,
     '403': 3,
   },
+  // Mail events: `reason` or `reason/SMTP code` of a permanent failure (email/inbound.ts).
+  email: {
+    'bounce/550': 3, // no such mailbox
+    'bounce/551': 3,
+    'bounce/553': 3,
+    'suppress-bounce': 2, // the provider refuses an address that bounced, unsubscribed or complained before
+    'suppress-unsubscribe': 2,
+    'suppress-complaint': 2,
+    complained: 2,
+  },
   botmsg: {
     '403': 2, // bot blocked by the user, user deactivated, conversation never started
     no_recipient: 3,

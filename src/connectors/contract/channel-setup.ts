@@ -25,6 +25,14 @@ export interface ChannelVerifier {
 }
 
 /**
+ * Undoes on the platform what the verifier registered for a channel (an inbound route, event
+ * webhooks) once the channel is deleted. Best effort: the channel is gone whatever it answers.
+ */
+export interface ChannelReleaser {
+  releaseChannel(channel: ChannelContext): Promise<PlatformResult<null>>;
+}
+
+/**
  * Applies channel settings on the platform (socialnet_chat: get-started button, menu, user
  * input, whitelisted domains). `settings` is the whole new settings object (null = unset),
  * `changed` the names the request touched. A type whose settings act on the platform cannot

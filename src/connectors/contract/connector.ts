@@ -1,6 +1,6 @@
 import type { ChannelType } from '../../schemas/channel-types.js';
 import type { AppInbound, ChannelInbound, HandshakeAnswerer } from './inbound.js';
-import type { ChannelStateReader, ChannelStateRequester, ChannelTesters, ChannelVerifier, SettingsPusher } from './channel-setup.js';
+import type { ChannelReleaser, ChannelStateReader, ChannelStateRequester, ChannelTesters, ChannelVerifier, SettingsPusher } from './channel-setup.js';
 import type { LocalDelivery, NotificationSender, Sender } from './outbound.js';
 import type { MediaFetcher, ProfileReader } from './platform-reads.js';
 import type { SentLookup } from './sent-lookup.js';
@@ -31,6 +31,8 @@ export interface ConnectorRoles {
   profiles: ProfileReader;
   /** Checks credentials (and registers callbacks) before a channel is saved. */
   verifier: ChannelVerifier;
+  /** Removes what the verifier registered on the platform when the channel is deleted. */
+  release: ChannelReleaser;
   /** Applies channel settings on the platform. */
   settings: SettingsPusher;
   /** Reads the channel's state on the platform (rbm agent life cycle). */
@@ -54,6 +56,7 @@ export const ROLE_NAMES = [
   'media',
   'profiles',
   'verifier',
+  'release',
   'settings',
   'channelState',
   'channelStateRequests',

@@ -17,6 +17,13 @@ export interface InboundUser {
   name?: string;
   /** Extra profile fields the platform sent along (username, language, ...). */
   profile?: Record<string, unknown>;
+  /**
+   * The platform sent the user's whole current profile (a subscription): a known contact takes
+   * its name and profile fields, not only a new one.
+   */
+  refresh?: boolean;
+  /** The user's picture, copied into the file store and shown as the contact's `photo_url`. */
+  photo?: PlatformFile;
 }
 
 /** A file the platform holds: `ref` is what the connector's `fetchMedia` needs to download it (a URL, a file id). */
@@ -97,12 +104,25 @@ export interface StatusReport {
 export const OPT_OUT_REASONS = ['stop', 'unsubscribed', 'blocked', 'complaint'] as const;
 export type OptOutReason = (typeof OPT_OUT_REASONS)[number];
 
+/**
+ * How the user opted in: socialnet_chat's plugin, checkbox and accepted phone number; appmsg's
+ * subscription and opened conversation (`payload`: the deep link's context).
+ */
+export type OptInType = 'send_to_socialnet' | 'checkbox' | 'phone_number' | 'subscribed' | 'conversation_started';
+
 export type InboundEvent =
   /**
    * A message from the user. `to`: the address the user wrote to, where the platform names it (an
    * SMS's recipient number): a reply to a number several channels send from is routed by it.
    */
-  | (InboundBase & { kind: 'message'; externalId: string; content: InboundContent; to?: string })
+  | (InboundBase & {
+      kind: 'message';
+      externalId: string;
+      content: InboundContent;
+      to?: string;
+      /** Metadata the message is stored and reported with (an inbound mail's subject and recipients). */
+      metadata?: Record<string, unknown>;
+    })
   /** A message someone else sent to the user from the platform (another app, the page inbox); not the service's own. */
   | (InboundBase & { kind: 'echo'; externalId: string; content: InboundContent; platformMetadata?: string })
   /** Messages the service sent were delivered: those named, and every one sent up to `watermark` (ms). */
@@ -118,7 +138,7 @@ export type InboundEvent =
    * payload itself: the button's index in the message the service sent (`messageExternalId`).
    */
   | (InboundBase & Keyed & { kind: 'postback'; payload?: string; buttonRef?: { messageExternalId: string; index: number } })
-  | (InboundBase & Keyed & { kind: 'opt_in'; optInType: 'send_to_socialnet' | 'checkbox' | 'phone_number'; payload?: string })
+  | (InboundBase & Keyed & { kind: 'opt_in'; optInType: OptInType; payload?: string })
   /** A per-message status report of an asynchronous platform (see StatusReport). */
   | (InboundBase & Keyed & { kind: 'status'; report: StatusReport })
   /** The user asked not to get messages any more (a STOP reply, an unsubscribe, a block). */

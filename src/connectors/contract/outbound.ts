@@ -14,6 +14,19 @@ export interface OutboundMessage {
    * message `expired`. Absent: the platform's default.
    */
   ttlMs?: number;
+  /**
+   * For types that thread a conversation (e-mail headers): the contact's earlier messages that the
+   * platform took or sent, oldest first (the type's `send.conversationDepth` newest of them).
+   */
+  conversation?: readonly ConversationEntry[];
+}
+
+/** One earlier message of a conversation, as a threading platform needs it. */
+export interface ConversationEntry {
+  /** The platform's id of the message (an e-mail's Message-ID). */
+  externalId: string;
+  direction: 'sent' | 'received';
+  metadata?: Record<string, unknown>;
 }
 
 /** What the platform answered to a send. */

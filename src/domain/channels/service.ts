@@ -8,7 +8,7 @@ import { assertValid } from '../../lib/validation.js';
 import { isPlainObject } from '../../lib/json.js';
 import { CHANNEL_TYPES, isChannelType, type ChannelMode, type ChannelType } from '../../schemas/channel-types.js';
 import { definitionOf } from '../../channel-types/index.js';
-import type { ConnectorRegistry } from '../../connectors/connector.js';
+import { channelContextOf, type ConnectorRegistry } from '../../connectors/connector.js';
 import { CREATE_SCHEMAS, UPDATE_SCHEMAS } from './schemas.js';
 import { decodeChannel, type Channel } from './view.js';
 import { checkWebhookUrl } from './webhook-url.js';
@@ -223,6 +223,7 @@ export class ChannelService {
    * foreign keys cascade) and, after the commit, the stored bytes of its files.
    */
   async delete(accountId: number, id: number): Promise<void> {
+    const before = await this.deps.store.channels.get(accountId, id);
     const storageKeys = await this.deps.store.transaction(async (tx) => {
       const keys = await tx.files.storageKeysForChannel(accountId, id);
       if (!(await tx.channels.delete(accountId, id))) throw ApiError.notFound('Channel');
@@ -230,6 +231,9 @@ export class ChannelService {
     });
     this.changed(String(id));
     if (storageKeys.length > 0 && this.deps.removeFiles) await this.deps.removeFiles(storageKeys);
+    // What the channel registered on its platform (a mail route, event webhooks) goes too, as far as the platform answers.
+    const release = before ? this.deps.connectors.role(before.type as ChannelType, 'release') : undefined;
+    if (before && release) await release.releaseChannel(channelContextOf(decodeChannel(before, this.deps.box))).catch(() => undefined);
   }
 
   private changed(channelId: string): void {

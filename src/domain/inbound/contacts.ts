@@ -15,6 +15,12 @@ export interface InboundContactsDeps {
   onChanged(contactId: number): void;
 }
 
+/** An e-mail address as contacts keep it (Send Message keeps them trimmed and in lower case). */
+function emailOf(raw: string | undefined): string | null {
+  const text = raw?.trim().toLowerCase() ?? '';
+  return /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(text) ? text : null;
+}
+
 /**
  * The contact an inbound event is about: found by the platform's id, else by the checkbox
  * reference; made on first contact ("a contact is created when the first message from the user is
@@ -38,6 +44,9 @@ export class InboundContacts {
     // Platforms that know the user by phone number only (SMS): the number is the contact's address.
     const phone = this.phoneOf(user.phoneNumber);
     if (phone) return store.contacts.findBy(channel.accountId, channelId, 'phone_number', phone);
+    // Platforms that know the user by e-mail address only (inbound mail).
+    const email = emailOf(user.email);
+    if (email) return store.contacts.findBy(channel.accountId, channelId, 'email', email);
     return Promise.resolve(undefined);
   }
 
@@ -51,7 +60,8 @@ export class InboundContacts {
   /** The contact, made when new; a user_ref contact learns its platform id when an event carries both. */
   async resolve(channel: Channel, user: InboundUser): Promise<ContactRow | undefined> {
     const phoneOnly = !user.externalId && !user.userRef ? this.phoneOf(user.phoneNumber) : null;
-    if (!user.externalId && !user.userRef && !phoneOnly) return undefined;
+    const emailOnly = !user.externalId && !user.userRef && !phoneOnly ? emailOf(user.email) : null;
+    if (!user.externalId && !user.userRef && !phoneOnly && !emailOnly) return undefined;
     const { store } = this.deps;
     const channelId = Number(channel.id);
     let found = await this.find(channel, user);
@@ -69,7 +79,7 @@ export class InboundContacts {
       }
       return found;
     }
-    return this.create(channel, user, phoneOnly ? { phone_number: phoneOnly } : {});
+    return this.create(channel, user, phoneOnly ? { phone_number: phoneOnly } : emailOnly ? { email: emailOnly } : {});
   }
 
   async create(channel: Channel, user: InboundUser, extra: Partial<ContactRow>): Promise<ContactRow | undefined> {

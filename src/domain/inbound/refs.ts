@@ -10,5 +10,6 @@ export function contactRef(row: ContactRow): Record<string, string> {
   const ref: Record<string, string> = { id: String(row.id) };
   if (row.phone_number) ref.phone_number = row.phone_number;
   if (row.user_ref) ref.user_ref = row.user_ref;
+  if (row.email) ref.email = row.email;
   return ref;
 }

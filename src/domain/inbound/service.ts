@@ -32,6 +32,7 @@ import { MediaUnavailable, neutralContent } from './media.js';
 import { incomingMessageUnit } from './received-message.js';
 import { channelRef, contactRef } from './refs.js';
 import { SharedNumberReplies } from './shared-number.js';
+import { refreshContact } from './user-profile.js';
 import { messageFailedCode } from '../../connectors/failure-codes.js';
 import { messageFailedEvent, storedFailure } from '../messages/failed-event.js';
 
@@ -330,7 +331,8 @@ export class InboundService {
       (message) => this.deps.logger?.warn({ channel: channel.id, message: event.externalId }, `attachment kept at the platform's URL: ${message}`),
     );
     const now = clock.now();
-    const metadata = event.kind === 'echo' && event.platformMetadata !== undefined ? { platform_metadata: event.platformMetadata } : null;
+    const metadata =
+      event.kind === 'echo' ? (event.platformMetadata !== undefined ? { platform_metadata: event.platformMetadata } : null) : (event.metadata ?? null);
     const { unit } = incomingMessageUnit(this.deps.outbox, {
       id: ids.nextNumber(),
       channel,
@@ -425,6 +427,7 @@ export class InboundService {
     const contact =
       event.optInType === 'phone_number' ? await this.contacts.acceptPhone(channel, event.user) : await this.contacts.resolve(channel, event.user);
     if (!contact) return;
+    await refreshContact({ ...this.deps, contacts: this.contacts }, channel, contact, event.user);
     const optIn: Record<string, unknown> = { type: event.optInType };
     if (event.payload !== undefined) optIn.payload = event.payload;
     await this.write(this.unitFor(channel, contact, 'opt_in', { channel: channelRef(channel), contact: contactRef(contact), opt_in: optIn }, event.eventKey));

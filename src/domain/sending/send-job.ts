@@ -6,7 +6,8 @@ import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Content, Metadata } from '../../schemas/content.js';
 import type { MessageFailedCode } from '../../schemas/message-status.js';
-import { channelContextOf, type ConnectorRegistry, type PlatformFailure, type Recipient } from '../../connectors/connector.js';
+import { channelContextOf, type ConnectorRegistry, type ConversationEntry, type PlatformFailure, type Recipient } from '../../connectors/connector.js';
+import { definitionOf } from '../../channel-types/index.js';
 import { messageFailedCode } from '../../connectors/failure-codes.js';
 import type { Outbox } from '../events/outbox.js';
 import type { Channel } from '../channels/view.js';
@@ -118,6 +119,24 @@ export function sendJobKind(deps: SendJobDeps): JobKind<SendJobInput> {
     return { ok: true, sent: { accountId: job.accountId, messageId: message.id, externalId: externalIds[0] ?? null } };
   }
 
+  /** The contact's earlier messages the platform knows, oldest first, for types that thread them (their definition's depth). */
+  async function conversationOf(accountId: number, message: SendingMessage): Promise<ConversationEntry[] | undefined> {
+    const channel = await deps.channels.find(accountId, message.channel_id);
+    const depth = channel ? definitionOf(channel.type).send.conversationDepth : undefined;
+    if (!depth) return undefined;
+    const { rows } = await deps.store.messages.listForContact(accountId, message.channel_id, message.contact_id, depth + 1, 0);
+    const entries: ConversationEntry[] = [];
+    for (const row of rows) {
+      if (row.id >= message.id || row.external_id === null || row.status === 'failed') continue;
+      entries.push({
+        externalId: row.external_id,
+        direction: row.direction === 'received' ? 'received' : 'sent',
+        ...(row.metadata === null ? {} : { metadata: JSON.parse(row.metadata) as Record<string, unknown> }),
+      });
+    }
+    return entries.slice(0, depth).reverse();
+  }
+
   const messages = new SendingMessageReader((keys) => deps.store.messages.forSendMany(keys));
 
   /**
@@ -190,11 +209,13 @@ export function sendJobKind(deps: SendJobDeps): JobKind<SendJobInput> {
         }
       }
       const now = deps.clock.now();
+      const conversation = await conversationOf(job.accountId, message);
       const result = await sender.send(context, recipientOf(message), {
         id: String(message.id),
         content: JSON.parse(message.content) as Content,
         ...(message.metadata === null ? {} : { metadata: JSON.parse(message.metadata) as Metadata }),
         ...(job.expiresAt === null ? {} : { ttlMs: Math.max(1000, job.expiresAt - now) }),
+        ...(conversation ? { conversation } : {}),
       });
       if (result.ok) return sent(job, message, result.value.externalIds);
       return failed(job, message, channel, result);
