@@ -31,6 +31,7 @@ import { DeliveryWorker, type WorkerStats } from './delivery/worker.js';
 import { QueueRunner, type RunnerStats } from './queue/runner.js';
 import { JobKinds, JobsTask } from './queue/jobs-task.js';
 import { sendJobKind } from './domain/sending/send-job.js';
+import { deliveryDeadlineJob } from './domain/sending/delivery-deadline.js';
 import { PlatformStateService } from './domain/platform-state/service.js';
 import { platformStateJob } from './domain/platform-state/job.js';
 import { TestersService } from './domain/platform-state/testers.js';
@@ -312,6 +313,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const jobKinds = new JobKinds();
   jobKinds.register(sendJobKind({ store, clock, outbox, connectors, channels: channelCache, logger: logger.child({ worker: 'send' }) }));
   jobKinds.register(platformStateJob(platformState));
+  jobKinds.register(deliveryDeadlineJob({ store, outbox, channels: channelCache }));
   let jobsStarted = false;
   let jobsRunner: QueueRunner<unknown, unknown, unknown> | null = null;
   const stopSweeper = () => uploadSweeper.stop();

@@ -125,6 +125,8 @@ export function registerControl(app: FastifyInstance, ctx: AbContext, callbacks:
       .find((m) => m.serviceId === found.service.serviceId && m.dest === found.user.phone && (token === undefined || m.token === token));
     const payload: JsonRecord = {
       event: 'reply',
+      // The reply's own id: a callback the platform repeats names the same reply.
+      reply_token: randomDigits(19),
       service_id: found.service.serviceId,
       dest: found.user.phone,
       text,

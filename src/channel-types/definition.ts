@@ -174,13 +174,20 @@ export interface SendPolicies {
    * of a text). Throws ApiError. Types that send a message in counted parts answer them: they are
    * stored with the message and shown on Get Message.
    */
-  checkContent?(content: Content): SentParts | undefined;
+  checkContent?(content: Content, metadata?: Metadata): SentParts | undefined;
   directDefaults?: DirectSendDefaults;
   /**
    * Asynchronous types: messages a channel sends per second at most (the send worker's throttle;
    * a burst waits in the queue). Absent: no limit of the service's own.
    */
   ratePerSecond?: number;
+  /**
+   * Asynchronous types whose messages have a time to live (ms from Send Message): the send job
+   * expires then (the platform is given what is left), and the service itself fails a message
+   * still not delivered a little after it (`message_failed` code 4), whether or not the platform
+   * reports the expiry.
+   */
+  timeToLiveMs?(config: Record<string, unknown>, metadata: Metadata | undefined): number;
   /**
    * Asynchronous types whose messages thread (e-mail's In-Reply-To and References): how many of
    * the contact's earlier messages the send job gives the sender with each message.

@@ -30,6 +30,13 @@ const BY_TYPE: Partial<Record<ChannelType, Record<string, MessageFailedCode>>> =
     'suppress-complaint': 2,
     complained: 2,
   },
+  // The partner API's `status`: 8 the user blocked the sender, 9 the number is not on the app; a
+  // message whose time to live ran out before it could be sent.
+  appmsg_business_messages: {
+    '8': 2,
+    '9': 3,
+    ttl_elapsed: 4,
+  },
   botmsg: {
     '403': 2, // bot blocked by the user, user deactivated, conversation never started
     no_recipient: 3,

@@ -41,7 +41,11 @@ for (const { dialect, skip } of await dialects()) {
         assert.deepEqual(res.body.buttons, { types: caps.buttons, max_per_card: caps.maxButtonsPerCard });
         assert.deepEqual(res.body.notifications, caps.notifications);
         assert.deepEqual(res.body.contact_addressing, caps.contactForms);
-        assert.deepEqual(res.body.reserved_metadata, type === 'socialnet_chat' ? ['platform_metadata', 'tag', 'type'] : []);
+        const reserved: Record<string, string[]> = {
+          socialnet_chat: ['platform_metadata', 'tag', 'type'],
+          appmsg_business_messages: ['time_to_live', 'video_duration'],
+        };
+        assert.deepEqual(res.body.reserved_metadata, reserved[type] ?? []);
       }
     });
 

@@ -16,7 +16,7 @@ const BODIES: Record<string, Record<string, unknown>> = {
   },
   rbm: { type: 'rbm', name: 'RCS', region: 'europe', rbm: { agent_name: 'Shop agent' } },
   appmsg: { type: 'appmsg', name: 'App messenger', appmsg: { access_token: 'appmsg-token' } },
-  appmsg_business_messages: { type: 'appmsg_business_messages', name: 'Business', mode: 'shared', appmsg_business_messages: { sender_id: 'shop' } },
+  appmsg_business_messages: { type: 'appmsg_business_messages', name: 'Business', mode: 'shared', appmsg_business_messages: { sender_id: '5678' } },
   botmsg: { type: 'botmsg', name: 'Bot', botmsg: { access_token: '123:bot-token' } },
   email: { type: 'email', name: 'Mail', provider: { type: 'mailprovider', access_token: 'mail-key', sender: { email: 'shop@example.com', name: 'Shop' } } },
 };

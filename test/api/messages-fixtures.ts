@@ -15,7 +15,7 @@ export function channelBody(type: string, mode?: string): Record<string, unknown
     case 'appmsg':
       return { ...base, appmsg: { access_token: 'token' } };
     case 'appmsg_business_messages':
-      return { ...base, appmsg_business_messages: { sender_id: 'Shop' } };
+      return { ...base, appmsg_business_messages: { sender_id: '1234' } };
     case 'botmsg':
       return { ...base, botmsg: { access_token: 'token' } };
     case 'email':

@@ -9,7 +9,7 @@ import { capabilitiesOf, definitionOf, type SentParts } from '../../channel-type
  * (its capabilities) and the metadata keys its platform reserves. Answers the parts the platform
  * sends the content in, for types that count them (SMS).
  */
-export function checkCapabilities(type: ChannelType, content: Content): SentParts | undefined {
+export function checkCapabilities(type: ChannelType, content: Content, metadata?: Metadata): SentParts | undefined {
   const caps = capabilitiesOf(type);
   if (!caps.contentTypes.includes(content.type)) {
     throw ApiError.invalid(
@@ -64,7 +64,7 @@ export function checkCapabilities(type: ChannelType, content: Content): SentPart
       });
     }
   }
-  return definitionOf(type).send.checkContent?.(content);
+  return definitionOf(type).send.checkContent?.(content, metadata);
 }
 
 /**

@@ -22,7 +22,7 @@ import { checkModeRules, sendingPath, sharedLimitError, unavailableError } from 
 import { eventMessageData, messageView, messageViewFromRow } from './view.js';
 import { messageWithStatusView } from './status-view.js';
 import { capabilitiesView, type CapabilitiesView } from './capabilities-view.js';
-import { sendJobRow } from '../sending/send-job-row.js';
+import { sendJobRows } from '../sending/send-job-row.js';
 
 export interface MessageServiceDeps {
   store: Store;
@@ -147,7 +147,7 @@ export class MessageService {
   private async sendOnce(accountId: number, request: SendRequest, idempotencyKey: string | null, hash: string | null): Promise<SendResult> {
     const { deps } = this;
     const channel = await this.channelOf(accountId, request.channelId);
-    const parts = checkCapabilities(channel.type, request.content);
+    const parts = checkCapabilities(channel.type, request.content, request.metadata);
     const metadata = checkMetadata(channel.type, request.metadata);
     const address = parseAddress(channel.type, request.contact, deps.defaultPhoneRegion);
     const path = sendingPath(channel, deps.connectors);
@@ -221,20 +221,20 @@ export class MessageService {
         }
       }
       if (path === 'queued') {
-        unit.insert.jobs = [
-          sendJobRow(
-            {
-              id: deps.ids.nextNumber(),
-              accountId,
-              channelId: Number(channel.id),
-              channelType: channel.type,
-              channelConfig: channel.config,
-              messageId: id,
-              contactId: contact.row.id,
-            },
-            now,
-          ),
-        ];
+        unit.insert.jobs = sendJobRows(
+          {
+            id: deps.ids.nextNumber(),
+            accountId,
+            channelId: Number(channel.id),
+            channelType: channel.type,
+            channelConfig: channel.config,
+            messageId: id,
+            contactId: contact.row.id,
+            metadata,
+          },
+          now,
+          () => deps.ids.nextNumber(),
+        );
       }
       try {
         await deps.store.batchWrite(unit);

@@ -2,7 +2,9 @@ import type { WriteUnit } from '../../store/write-unit.js';
 import { definitionOf } from '../../channel-types/index.js';
 import { configuredSendRate } from '../../channel-types/common.js';
 import type { ChannelType } from '../../schemas/channel-types.js';
+import type { Metadata } from '../../schemas/content.js';
 import { SEND_EXPIRY_MS, SEND_MAX_ATTEMPTS } from './send-policy.js';
+import { deadlineJobRow } from './delivery-deadline-row.js';
 
 /** The `kind` of send jobs: one per queued message. */
 export const SEND_JOB_KIND = 'send';
@@ -29,8 +31,15 @@ export function sendRateOf(type: ChannelType, config: Record<string, unknown>): 
   return configuredSendRate(config) ?? definitionOf(type).send.ratePerSecond ?? null;
 }
 
-/** The send job of a message queued at `now`, written in the Send Message write unit. */
-export function sendJobRow(
+type JobRow = NonNullable<WriteUnit['insert']['jobs']>[number];
+
+/**
+ * The jobs of a message queued at `now`, written in the Send Message write unit: its send job,
+ * and for types whose messages have a time to live (`send.timeToLiveMs`) the check of its
+ * delivery deadline. The send job then expires with the message's time to live (the platform is
+ * given what is left of it); otherwise after the service's 24 hours.
+ */
+export function sendJobRows(
   job: {
     id: number;
     accountId: number;
@@ -39,10 +48,13 @@ export function sendJobRow(
     channelConfig: Record<string, unknown>;
     messageId: number;
     contactId: number;
+    metadata: Metadata | undefined;
   },
   now: number,
-): NonNullable<WriteUnit['insert']['jobs']>[number] {
-  return {
+  nextId: () => number,
+): JobRow[] {
+  const ttlMs = definitionOf(job.channelType).send.timeToLiveMs?.(job.channelConfig, job.metadata) ?? null;
+  const send: JobRow = {
     id: job.id,
     account_id: job.accountId,
     channel_id: job.channelId,
@@ -53,9 +65,11 @@ export function sendJobRow(
     attempts: 0,
     max_attempts: SEND_MAX_ATTEMPTS,
     run_at: now,
-    expires_at: now + SEND_EXPIRY_MS,
+    expires_at: now + (ttlMs ?? SEND_EXPIRY_MS),
     last_error: null,
     created_at: now,
     updated_at: now,
   };
+  if (ttlMs === null) return [send];
+  return [send, deadlineJobRow({ id: nextId(), accountId: job.accountId, channelId: job.channelId, messageId: job.messageId }, now + ttlMs, now)];
 }
