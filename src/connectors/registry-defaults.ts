@@ -12,6 +12,8 @@ import { smsproviderSettings } from './mobile/config.js';
 import { createRbmConnector } from './rbm/connector.js';
 import { rbmSettings } from './rbm/config.js';
 import { RBM_MAX_MEDIA } from './rbm/options.js';
+import { createEmailConnector } from './email/connector.js';
+import { mailproviderSettings } from './email/config.js';
 import { listSetting, PlatformUrl, settingsFragment, type SettingsOf } from '../lib/env-settings.js';
 
 /** What every connector shares: the deadline of each platform call, and where received files may come from. */
@@ -44,7 +46,7 @@ export const CONNECTOR_SETTINGS = {
   smsprovider: smsproviderSettings,
   appmsg: upcomingPlatform('APPMSG_API_URL', 3),
   rbm: rbmSettings,
-  mailprovider: upcomingPlatform('MAILPROVIDER_API_URL', 5),
+  mailprovider: mailproviderSettings,
   appmsg_business_messages: upcomingPlatform('APPMSG_BUSINESS_API_URL', 6),
 };
 
@@ -111,6 +113,15 @@ export function defaultConnectors(settings: PlatformConnectorSettings): Connecto
       clock: { now: settings.now ?? Date.now },
       media,
       maxMediaBytes: RBM_MAX_MEDIA,
+    }),
+  );
+  registry.register(
+    createEmailConnector({
+      ...settings.mailprovider,
+      timeoutMs: settings.platforms.timeoutMs,
+      inboundUrl: (channelId, endpoint) => `${settings.publicUrl}/inbound/${channelId}/${endpoint}`,
+      media,
+      now: settings.now ?? Date.now,
     }),
   );
   return registry;
