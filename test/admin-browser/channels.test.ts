@@ -5,6 +5,8 @@ import { dialects } from '../helpers/databases.js';
 import { startHarness, SMS_ACCESS_KEY, SMS_SIGNING_KEY, http, type Harness } from '../connectors/helpers/harness.js';
 import { eventually } from '../helpers/waits.js';
 import { createRbmStandIn } from '../../sandbox/rbm/server.js';
+import { createAppmsgStandIn } from '../../sandbox/appmsg/server.js';
+import { createMailproviderStandIn } from '../../sandbox/mailprovider/server.js';
 import {
   checkAccessibility,
   chromiumMissing,
@@ -17,19 +19,24 @@ import {
 } from '../helpers/admin-browser.js';
 
 // Channels in the app with the platform stand-ins running: one channel of each type made through
-// its own form (socialnet_chat, mobile, botmsg and rbm in production, their credentials checked by
-// the stand-ins); the API's 422 shown at the field it names; edit; the rbm agent's life cycle, each
+// its own form (in production against their stand-ins where the type checks credentials:
+// socialnet_chat, mobile, botmsg, rbm, appmsg, email); the API's 422 shown at the field it names; edit; the rbm agent's life cycle, each
 // step the one its state allows, the platform's answers seen on request; delete with a
 // confirmation that counts what goes with it; and another account's channels never shown.
 
 const browserSkip = chromiumMissing();
 const SMS_NUMBER = '+420601000333';
+const MAIL_KEY = 'mail-provider-key-of-the-cafe';
+const MAIL_DOMAIN = 'mail.corner.example';
 
 for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['one channel of each type'] })) {
   describe(`Admin app channels in Chromium (${dialect})`, { skip: skip || browserSkip }, () => {
     let h: Harness;
     let rbm: ReturnType<typeof createRbmStandIn>;
     let rbmBase = '';
+    const appmsg = createAppmsgStandIn();
+    let appmsgBase = '';
+    const mail = createMailproviderStandIn({ apiKey: MAIL_KEY, webhookSigningKey: 'mail-signing-key', domains: [MAIL_DOMAIN] });
     const rbmSandbox = (path: string, body?: unknown) => http(body === undefined ? 'GET' : 'POST', `${rbmBase}/_sandbox${path}`, body);
     let app: AdminBrowser;
     let owner: AdminUserFixture;
@@ -39,7 +46,16 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['one chan
     before(async () => {
       rbm = createRbmStandIn();
       rbmBase = await rbm.listen(0);
-      h = await startHarness(dialect, { ...TEST_PASSWORD_ENV, RBM_API_URL: rbmBase, RBM_MANAGEMENT_URL: `${rbmBase}/mgmt`, RBM_TOKEN_URL: `${rbmBase}/token` });
+      appmsgBase = await appmsg.listen(0);
+      const mailBase = await mail.listen(0);
+      h = await startHarness(dialect, {
+        ...TEST_PASSWORD_ENV,
+        RBM_API_URL: rbmBase,
+        RBM_MANAGEMENT_URL: `${rbmBase}/mgmt`,
+        RBM_TOKEN_URL: `${rbmBase}/token`,
+        APPMSG_API_URL: appmsgBase,
+        MAILPROVIDER_API_URL: mailBase,
+      });
       owner = await createAdminUser(h.s, h.s.accountId, 'owner@example.com', 'owner');
       app = await startAdminBrowser();
       a = await app.open(h.s.origin, owner);
@@ -47,7 +63,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['one chan
     after(async () => {
       await app?.close();
       await h?.close();
-      await rbm?.close();
+      await Promise.allSettled([rbm?.close(), appmsg.close(), mail.close()]);
     });
 
     /** Opens the new channel form, picks the type from the list, fills the fields and submits. */
@@ -128,20 +144,37 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['one chan
       });
       await expectCreated(page, 'RCS offers');
 
-      await createThroughForm(page, /^App messaging \(appmsg\)/, { Name: 'App chat', 'Access token': 'app-token-1' });
+      // appmsg in production: an account made on its stand-in.
+      const account = await http('POST', `${appmsgBase}/_sandbox/bots`, { name: 'Corner Café', uri: 'cornercafe' });
+      assert.equal(account.status, 201, account.text);
+      await createThroughForm(page, /^App messaging \(appmsg\)/, { Name: 'App chat', 'Access token': account.body.token });
       await expectCreated(page, 'App chat');
 
-      await createThroughForm(page, /^App business messages/, { Name: 'Business app', 'Sender id': 'corner-cafe' }, /^Test/);
+      // appmsg_business_messages: a sender id that is not the platform's numeric form is refused at its field.
+      await createThroughForm(
+        page,
+        /^App business messages/,
+        { Name: 'Business app', 'Sender id': 'corner-cafe', 'Default message lifetime': 'PT20M' },
+        /^Test/,
+      );
+      const senderField = page.getByLabel('Sender id', { exact: true });
+      await page.locator('.field', { has: senderField }).locator('.field-error').filter({ hasText: /./ }).waitFor();
+      assert.equal(await senderField.getAttribute('aria-invalid'), 'true');
+      await senderField.fill('4001');
+      await page.getByRole('button', { name: 'Create channel' }).click();
       await expectCreated(page, 'Business app');
       await page.getByText('Test mode').first().waitFor();
+      await page.getByText(/\/inbound\/\d+\/callbacks$/).waitFor();
 
+      // email in production: the API key and domain are checked with the mail provider stand-in.
       await createThroughForm(page, /^E-mail/, {
         Name: 'Support mail',
-        'Provider API key': 'mail-key-1',
-        'Sender address': 'support@corner.example',
+        'Provider API key': MAIL_KEY,
+        'Sender address': `support@${MAIL_DOMAIN}`,
         'Sender name': 'Corner Café',
       });
       await expectCreated(page, 'Support mail');
+      await page.getByText(/\/inbound\/\d+\/mail$/).waitFor();
 
       // All eight in the list, with their type and mode, as the API has them.
       await a.goto('/admin/channels');

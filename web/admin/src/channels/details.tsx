@@ -16,6 +16,10 @@ const PLATFORM_URLS: { path: string; label: string; copy?: string }[] = [
   { path: 'provider.receive_webhook_url', label: 'Receive webhook URL (give it to the SMS provider)' },
   { path: 'rbm.webhook_url', label: "Webhook URL (set it as the agent's webhook on the RCS platform)" },
   { path: 'rbm.client_token', label: 'Client token (set it with that webhook URL)', copy: 'Copy token' },
+  { path: 'appmsg_business_messages.callback_url', label: "Callback URL (give it to the platform for the sender id's callbacks)" },
+  { path: 'appmsg_business_messages.callback_secret', label: 'Callback secret (the platform signs its callbacks with it)', copy: 'Copy secret' },
+  { path: 'provider.mail_webhook_url', label: 'Incoming mail URL (registered with the mail provider by the service)' },
+  { path: 'provider.events_webhook_url', label: 'Mail events URL (registered with the mail provider by the service)' },
 ];
 
 const VIEW_FIELDS: { path: string; label: string }[] = [
@@ -23,6 +27,8 @@ const VIEW_FIELDS: { path: string; label: string }[] = [
   { path: 'socialnet_page.category', label: 'Page category' },
   { path: 'botmsg.name', label: 'Bot name' },
   { path: 'botmsg.username', label: 'Bot username' },
+  { path: 'appmsg.name', label: 'Account name' },
+  { path: 'appmsg.uri', label: 'Account URI' },
 ];
 
 export function ChannelDetails({ channel, reload }: ChannelPageProps) {
@@ -59,7 +65,8 @@ export function ChannelDetails({ channel, reload }: ChannelPageProps) {
       continue;
     }
     const value = (field.viewPaths ?? [field.path]).map((p) => getPath(channel, p)).find((v) => v !== undefined && v !== null);
-    rows.push({ label: field.viewLabel ?? field.label, value: value === undefined ? <span className="muted">—</span> : String(value) });
+    const text = value === undefined ? undefined : typeof value === 'boolean' ? (value ? 'yes' : 'no') : String(value);
+    rows.push({ label: field.viewLabel ?? field.label, value: text === undefined ? <span className="muted">—</span> : text });
   }
   for (const field of VIEW_FIELDS) {
     const value = getPath(channel, field.path);

@@ -9,7 +9,7 @@ export interface FieldSpec {
   /** The label on the channel's details page, when other than the form's. */
   viewLabel?: string;
   /** `json`: an object pasted as JSON text (a key file), sent as the object. */
-  kind: 'text' | 'secret' | 'email' | 'integer' | 'select' | 'json';
+  kind: 'text' | 'secret' | 'email' | 'integer' | 'select' | 'json' | 'boolean';
   required?: boolean;
   description?: string;
   options?: { id: string; label: string }[];
@@ -123,12 +123,26 @@ export const TYPE_SPECS: Record<ChannelType, TypeSpec> = {
     modes: ['production', 'test', 'shared'],
     intro: 'Business messages through the app platform. Shared mode sends under a common sender identity, free of charge and limited in number.',
     fields: [
-      { path: 'appmsg_business_messages.sender_id', label: 'Sender id', kind: 'text', required: true },
+      {
+        path: 'appmsg_business_messages.sender_id',
+        label: 'Sender id',
+        kind: 'text',
+        required: true,
+        description: "The platform's numeric service id the channel sends under.",
+        placeholder: '4001',
+      },
       {
         path: 'appmsg_business_messages.default_message_ttl',
-        label: 'Default message lifetime (seconds)',
-        kind: 'integer',
-        description: 'Optional, 30 to 1209600 (14 days).',
+        label: 'Default message lifetime',
+        kind: 'text',
+        description: 'Optional: how long the platform tries to deliver a message, as an ISO 8601 duration from PT30S to P14D (e.g. PT20M). Empty: 14 days.',
+        placeholder: 'PT20M',
+      },
+      {
+        path: 'appmsg_business_messages.callback_secret',
+        label: 'Callback secret',
+        kind: 'secret',
+        description: "Optional, at least 16 characters: the secret the platform's callbacks are signed with; the service makes one when empty.",
       },
     ],
   },
@@ -140,11 +154,36 @@ export const TYPE_SPECS: Record<ChannelType, TypeSpec> = {
   email: {
     modes: ['production'],
     fixed: { 'provider.type': 'mailprovider' },
-    intro: 'E-mail through the mail provider (alpha: the structure may change).',
+    intro:
+      'E-mail through the mail provider (alpha: the structure may change). The service registers its routes for incoming mail and events with the provider.',
     fields: [
       { path: 'provider.access_token', label: 'Provider API key', kind: 'secret', required: true },
       { path: 'provider.sender.email', label: 'Sender address', kind: 'email', required: true, placeholder: 'support@example.com' },
       { path: 'provider.sender.name', label: 'Sender name', kind: 'text', required: true, placeholder: 'Example Support' },
+      {
+        path: 'provider.domain',
+        label: 'Sending domain',
+        kind: 'text',
+        description: "Optional: the provider's domain to send from. Empty: the sender address's domain.",
+      },
+      {
+        path: 'provider.region',
+        label: 'Provider region',
+        kind: 'select',
+        options: [
+          { id: 'us', label: 'US' },
+          { id: 'eu', label: 'EU' },
+        ],
+        description: 'Where the provider keeps the domain.',
+      },
+      {
+        path: 'provider.webhook_signing_key',
+        label: 'Webhook signing key',
+        kind: 'secret',
+        description: "Optional: the provider's HTTP webhook signing key (not the API key), which proves its calls with incoming mail and events.",
+      },
+      { path: 'provider.default_subject', label: 'Default subject', kind: 'text', description: 'Optional: the subject of a first message sent without one.' },
+      { path: 'provider.open_tracking', label: 'Track opens (reported as read)', kind: 'boolean' },
     ],
   },
 };

@@ -81,6 +81,10 @@ export function ChannelForm({ type, channel, submitLabel, onSubmit, onCancel }: 
     for (const field of spec.fields) {
       const value = values[field.path] ?? '';
       if (value === '' && (editing || !field.required)) continue;
+      if (field.kind === 'boolean') {
+        if (editing ? value !== initialValue(field, channel) : value === 'true') setPath(out, field.path, value === 'true');
+        continue;
+      }
       if (editing && field.kind !== 'secret' && field.kind !== 'json' && value === initialValue(field, channel)) continue;
       setPath(out, field.path, field.kind === 'integer' ? numberOrText(value) : field.kind === 'json' ? JSON.parse(value) : value);
     }
@@ -133,7 +137,15 @@ export function ChannelForm({ type, channel, submitLabel, onSubmit, onCancel }: 
         <fieldset>
           <legend>Platform connection</legend>
           {spec.fields.map((field) =>
-            field.kind === 'select' ? (
+            field.kind === 'boolean' ? (
+              <CheckboxField
+                key={field.path}
+                label={field.label}
+                isSelected={values[field.path] === 'true'}
+                onChange={(on) => set(field.path)(on ? 'true' : 'false')}
+                description={field.description}
+              />
+            ) : field.kind === 'select' ? (
               <SelectField
                 key={field.path}
                 label={field.label}
