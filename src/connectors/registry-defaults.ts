@@ -14,6 +14,8 @@ import { rbmSettings } from './rbm/config.js';
 import { RBM_MAX_MEDIA } from './rbm/options.js';
 import { createEmailConnector } from './email/connector.js';
 import { mailproviderSettings } from './email/config.js';
+import { createAppmsgBusinessConnector } from './appmsg_business_messages/connector.js';
+import { appmsgBusinessSettings } from './appmsg_business_messages/config.js';
 import { listSetting, PlatformUrl, settingsFragment, type SettingsOf } from '../lib/env-settings.js';
 
 /** What every connector shares: the deadline of each platform call, and where received files may come from. */
@@ -47,7 +49,7 @@ export const CONNECTOR_SETTINGS = {
   appmsg: upcomingPlatform('APPMSG_API_URL', 3),
   rbm: rbmSettings,
   mailprovider: mailproviderSettings,
-  appmsg_business_messages: upcomingPlatform('APPMSG_BUSINESS_API_URL', 6),
+  appmsg_business_messages: appmsgBusinessSettings,
 };
 
 export type ConnectorSettings = SettingsOf<typeof CONNECTOR_SETTINGS>;
@@ -122,6 +124,13 @@ export function defaultConnectors(settings: PlatformConnectorSettings): Connecto
       inboundUrl: (channelId, endpoint) => `${settings.publicUrl}/inbound/${channelId}/${endpoint}`,
       media,
       now: settings.now ?? Date.now,
+    }),
+  );
+  registry.register(
+    createAppmsgBusinessConnector({
+      ...settings.appmsg_business_messages,
+      timeoutMs: settings.platforms.timeoutMs,
+      mediaAllowlist: [...settings.platforms.mediaAllowlist, ...platforms],
     }),
   );
   return registry;

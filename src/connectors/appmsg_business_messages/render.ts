@@ -87,7 +87,7 @@ export function renderMessage(
   const tracking = message.id;
   const body: Json = { service_id: Number(serviceId), dest, seq: Number(message.id), label: 'transaction' };
   if (message.ttlMs !== undefined) {
-    const ttl = Math.min(Math.floor(message.ttlMs / 1000), TTL_MAX_S);
+    const ttl = Math.min(Math.ceil(message.ttlMs / 1000), TTL_MAX_S);
     // Less than the platform's shortest time to live is left: it would refuse the message, and
     // it could not be delivered in time anyway.
     if (ttl < TTL_MIN_S) return failure('ttl_elapsed', `Less than ${TTL_MIN_S} s of the message's time to live was left when it could be sent.`);
