@@ -10,6 +10,8 @@ import type { AddressInfo } from 'node:net';
 import type { Clock } from '../../src/lib/clock.js';
 import { createBotmsgStandIn } from '../../sandbox/botmsg/server.js';
 import { createRbmStandIn } from '../../sandbox/rbm/server.js';
+import { createAppmsgStandIn } from '../../sandbox/appmsg/server.js';
+import { createMailproviderStandIn } from '../../sandbox/mailprovider/server.js';
 import { createSmsproviderStandIn } from '../../sandbox/smsprovider/server.js';
 import { createSocialnetChatStandIn } from '../../sandbox/socialnet_chat/server.js';
 import { ApiClient } from '../../test/helpers/api-client.js';
@@ -94,6 +96,14 @@ export async function seedAccount(): Promise<SeededAccount> {
   const smsBase = await sms.listen(0);
   const rbmStandIn = createRbmStandIn({ now: () => clock.now() });
   const rbmBase = await rbmStandIn.listen(0);
+  const appmsgStandIn = createAppmsgStandIn({ now: () => clock.now() });
+  const appmsgBase = await appmsgStandIn.listen(0);
+  const mailStandIn = createMailproviderStandIn({
+    apiKey: 'cornercafe-mail-key',
+    webhookSigningKey: 'cornercafe-mail-signing',
+    domains: ['mail.cornercafe.example'],
+  });
+  const mailBase = await mailStandIn.listen(0);
   const receiver = await startReceiver();
   const server = await startTestServer('sqlite', {
     clock,
@@ -108,6 +118,8 @@ export async function seedAccount(): Promise<SeededAccount> {
       RBM_API_URL: rbmBase,
       RBM_MANAGEMENT_URL: `${rbmBase}/mgmt`,
       RBM_TOKEN_URL: `${rbmBase}/token`,
+      APPMSG_API_URL: appmsgBase,
+      MAILPROVIDER_API_URL: mailBase,
       SANDBOX_URL: snBase,
       ADMIN_PASSWORD_COST: '10',
       // Retries a few seconds of the stepped clock apart: the receiver's outage fails deliveries within the hour.
@@ -165,17 +177,21 @@ export async function seedAccount(): Promise<SeededAccount> {
       rbm: { agent_name: 'Corner Café', service_account_key: (await http('POST', `${rbmBase}/_sandbox/partners`, {})).body.service_account_key },
       region: 'europe',
     }),
-    app: await create({ type: 'appmsg', name: 'Loyalty app', appmsg: { access_token: 'loyalty-app-token' } }),
+    app: await create({
+      type: 'appmsg',
+      name: 'Loyalty app',
+      appmsg: { access_token: (await http('POST', `${appmsgBase}/_sandbox/bots`, { name: 'Corner Café', uri: 'cornercafe' })).body.token },
+    }),
     business: await create({
       type: 'appmsg_business_messages',
       name: 'Business messages',
       mode: 'test',
-      appmsg_business_messages: { sender_id: 'cornercafe' },
+      appmsg_business_messages: { sender_id: '4001', default_message_ttl: 'PT2H' },
     }),
     mail: await create({
       type: 'email',
       name: 'Receipts e-mail',
-      provider: { type: 'mailprovider', access_token: 'mail-provider-key', sender: { email: 'hello@cornercafe.example', name: 'Corner Café' } },
+      provider: { type: 'mailprovider', access_token: 'cornercafe-mail-key', sender: { email: 'hello@mail.cornercafe.example', name: 'Corner Café' } },
     }),
   };
   const smsChannel = await api.get(`/v1/channels/${channels.sms}`);
@@ -318,7 +334,7 @@ export async function seedAccount(): Promise<SeededAccount> {
     channels,
     async close() {
       await server.close();
-      await Promise.allSettled([sn.close(), bm.close(), sms.close(), rbmStandIn.close(), receiver.close()]);
+      await Promise.allSettled([sn.close(), bm.close(), sms.close(), rbmStandIn.close(), appmsgStandIn.close(), mailStandIn.close(), receiver.close()]);
     },
   };
 }
