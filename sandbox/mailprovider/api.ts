@@ -174,14 +174,16 @@ export function registerApi(app: FastifyInstance, ctx: MpContext): void {
 
   app.get('/v3/routes', async (req) => {
     checkAuth(ctx, req);
+    await applyFault(ctx, 'routes');
     return { total_count: state.routes.length, items: state.routes.map(routeView) };
   });
 
   app.get<{ Querystring: { address?: string } }>('/v3/routes/match', async (req) => {
     checkAuth(ctx, req);
+    await applyFault(ctx, 'routes');
     const matched = matchRoutes(ctx, req.query.address ?? '', {});
     if (matched.length === 0) throw new MpError(404, 'Route not found');
-    return { route: routeView(matched[0] as MpRoute) };
+    return { route: routeView((matched[0] as { route: MpRoute }).route) };
   });
 
   const routeOr404 = (id: string): MpRoute => {
@@ -191,10 +193,12 @@ export function registerApi(app: FastifyInstance, ctx: MpContext): void {
   };
   app.get<{ Params: { id: string } }>('/v3/routes/:id', async (req) => {
     checkAuth(ctx, req);
+    await applyFault(ctx, 'routes');
     return { route: routeView(routeOr404(req.params.id)) };
   });
   app.put<{ Params: { id: string } }>('/v3/routes/:id', async (req) => {
     checkAuth(ctx, req);
+    await applyFault(ctx, 'routes');
     const route = routeOr404(req.params.id);
     const f = form(req);
     const priority = values(f, 'priority')[0];
@@ -209,6 +213,7 @@ export function registerApi(app: FastifyInstance, ctx: MpContext): void {
   });
   app.delete<{ Params: { id: string } }>('/v3/routes/:id', async (req) => {
     checkAuth(ctx, req);
+    await applyFault(ctx, 'routes');
     const route = routeOr404(req.params.id);
     state.routes = state.routes.filter((r) => r !== route);
     return { message: 'Route has been deleted', id: route.id };
@@ -216,6 +221,7 @@ export function registerApi(app: FastifyInstance, ctx: MpContext): void {
 
   app.get<{ Params: { domain: string } }>('/v3/domains/:domain/webhooks', async (req) => {
     checkAuth(ctx, req);
+    await applyFault(ctx, 'webhooks');
     const domain = domainOr404(ctx, req.params.domain);
     const webhooks: JsonRecord = {};
     for (const [id, urls] of domain.webhooks) webhooks[id] = { urls };
@@ -234,12 +240,14 @@ export function registerApi(app: FastifyInstance, ctx: MpContext): void {
   });
   app.get<{ Params: { domain: string; id: string } }>('/v3/domains/:domain/webhooks/:id', async (req) => {
     checkAuth(ctx, req);
+    await applyFault(ctx, 'webhooks');
     const urls = domainOr404(ctx, req.params.domain).webhooks.get(webhookId(req.params.id));
     if (!urls) throw new MpError(404, 'Webhook not found');
     return { webhook: { urls } };
   });
   app.put<{ Params: { domain: string; id: string } }>('/v3/domains/:domain/webhooks/:id', async (req) => {
     checkAuth(ctx, req);
+    await applyFault(ctx, 'webhooks');
     const domain = domainOr404(ctx, req.params.domain);
     const id = webhookId(req.params.id);
     if (!domain.webhooks.has(id)) throw new MpError(404, 'Webhook not found');
@@ -249,6 +257,7 @@ export function registerApi(app: FastifyInstance, ctx: MpContext): void {
   });
   app.delete<{ Params: { domain: string; id: string } }>('/v3/domains/:domain/webhooks/:id', async (req) => {
     checkAuth(ctx, req);
+    await applyFault(ctx, 'webhooks');
     const domain = domainOr404(ctx, req.params.domain);
     const id = webhookId(req.params.id);
     const urls = domain.webhooks.get(id);

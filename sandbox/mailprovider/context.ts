@@ -37,8 +37,11 @@ export async function applyFault(ctx: MpContext, endpoint: string): Promise<void
       await ctx.sleeper.sleep(fault.delayMs);
       if (fault.status !== undefined) throw new MpError(fault.status, 'Internal Server Error');
       return;
-    case 'rate_limit':
-      throw new MpError(429, fault.message ?? 'Too many requests');
+    case 'rate_limit': {
+      // The provider's 429 says which limit was hit and when to try again (RFC 1123 date).
+      const after = new Date(ctx.state.clock.now() + (fault.retryAfter ?? 60) * 1000).toUTCString();
+      throw new MpError(429, fault.message ?? `Rate limit exceeded for ${endpoint}; try again after ${after}`);
+    }
     case 'server_error':
       throw new MpError(fault.status ?? 500, fault.message ?? 'Internal Server Error');
     case 'error':

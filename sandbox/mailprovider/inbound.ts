@@ -20,38 +20,81 @@ export interface InboundMail {
   attachments: MultipartFile[];
 }
 
-/** Python-style named groups (?P<name>…) → JavaScript (?<name>…); full, case-insensitive match. */
+/**
+ * Python-style named groups (?P<name>…) → JavaScript (?<name>…); case-insensitive, and like the
+ * provider's a search anywhere in the value (`.*support` matches a subject containing it): anchor
+ * with ^ and $ to match a whole address.
+ */
 function regex(pattern: string): RegExp | null {
   try {
-    return new RegExp(`^(?:${pattern.replace(/\(\?P</g, '(?<')})$`, 'i');
+    return new RegExp(pattern.replace(/\(\?P</g, '(?<'), 'i');
   } catch {
     return null;
   }
+}
+
+/** What an expression captured, for forward() URLs: `\1` by number, `\g<name>` by name. */
+export interface Captures {
+  numbered: string[];
+  named: Record<string, string>;
 }
 
 function stringArgs(call: string): string[] {
   return [...call.matchAll(/"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'/g)].map((m) => m[1] ?? m[2] ?? '');
 }
 
-export function expressionMatches(expression: string, recipient: string, headers: Record<string, string>): boolean {
+function captured(m: RegExpExecArray | null): Captures | null {
+  if (!m) return null;
+  const named: Record<string, string> = {};
+  for (const [k, v] of Object.entries(m.groups ?? {})) named[k] = v ?? '';
+  return { numbered: m.map((v) => v ?? ''), named };
+}
+
+/** The captures of a matching expression, or null; catch_all() is handled by matchRoutes. */
+export function expressionCaptures(expression: string, recipient: string, headers: Record<string, string>): Captures | null {
   const expr = expression.trim();
-  if (/^catch_all\(\s*\)$/.test(expr)) return true;
   if (expr.startsWith('match_recipient(')) {
     const [pattern] = stringArgs(expr);
-    return pattern !== undefined && (regex(pattern)?.test(recipient) ?? false);
+    return pattern === undefined ? null : captured(regex(pattern)?.exec(recipient) ?? null);
   }
   if (expr.startsWith('match_header(')) {
     const [name, pattern] = stringArgs(expr);
-    if (name === undefined || pattern === undefined) return false;
+    if (name === undefined || pattern === undefined) return null;
     const value = Object.entries(headers).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
-    return value !== undefined && (regex(pattern)?.test(value) ?? false);
+    return value === undefined ? null : captured(regex(pattern)?.exec(value) ?? null);
   }
-  return false;
+  return null;
 }
 
-export function matchRoutes(ctx: MpContext, recipient: string, headers: Record<string, string>): MpRoute[] {
+export function expressionMatches(expression: string, recipient: string, headers: Record<string, string>): boolean {
+  return /^catch_all\(\s*\)$/.test(expression.trim()) || expressionCaptures(expression, recipient, headers) !== null;
+}
+
+export interface MatchedRoute {
+  route: MpRoute;
+  captures: Captures;
+}
+
+/** Routes by priority; catch_all() matches only when no route before it matched. */
+export function matchRoutes(ctx: MpContext, recipient: string, headers: Record<string, string>): MatchedRoute[] {
   const sorted = [...ctx.state.routes].sort((a, b) => a.priority - b.priority || a.createdAt - b.createdAt);
-  return sorted.filter((r) => expressionMatches(r.expression, recipient.toLowerCase(), headers));
+  const matched: MatchedRoute[] = [];
+  for (const route of sorted) {
+    if (/^catch_all\(\s*\)$/.test(route.expression.trim())) {
+      if (matched.length === 0) matched.push({ route, captures: { numbered: [], named: {} } });
+      continue;
+    }
+    const captures = expressionCaptures(route.expression, recipient.toLowerCase(), headers);
+    if (captures) matched.push({ route, captures });
+  }
+  return matched;
+}
+
+/** A forward() URL with the expression's captures put in (`\1`, `\g<name>`). */
+export function substituteCaptures(url: string, captures: Captures): string {
+  return url.replace(/\\g<([A-Za-z_][A-Za-z0-9_]*)>|\\(\d)/g, (_all, name: string | undefined, n: string | undefined) =>
+    name !== undefined ? encodeURIComponent(captures.named[name] ?? '') : encodeURIComponent(captures.numbered[Number(n)] ?? ''),
+  );
 }
 
 function stripped(text: string): { text: string; signature: string } {
@@ -84,7 +127,7 @@ export interface ForwardResult {
 export async function deliverInbound(ctx: MpContext, mail: InboundMail): Promise<ForwardResult[]> {
   const results: ForwardResult[] = [];
   const recipient = bareAddress(mail.recipient) ?? mail.recipient;
-  for (const route of matchRoutes(ctx, recipient, mail.headers)) {
+  for (const { route, captures } of matchRoutes(ctx, recipient, mail.headers)) {
     let stop = false;
     for (const action of route.actions) {
       const trimmed = action.trim();
@@ -92,7 +135,8 @@ export async function deliverInbound(ctx: MpContext, mail: InboundMail): Promise
         stop = true;
         continue;
       }
-      const [target] = stringArgs(trimmed);
+      const [raw] = stringArgs(trimmed);
+      const target = raw === undefined ? undefined : substituteCaptures(raw, captures);
       if (!trimmed.startsWith('forward(') || target === undefined || !/^https?:\/\//.test(target)) {
         results.push({ route: route.id, action: trimmed, record: null, note: 'action not simulated (only forward("http…") and stop())' });
         continue;

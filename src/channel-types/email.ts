@@ -111,8 +111,8 @@ export const email: ChannelTypeDefinition = {
   view: {
     schema: Type.Record(Type.String(), Type.Unknown(), { description: 'ALPHA: the structure may change with breaking changes.' }),
     // The URLs the service registers with the provider: `mail_webhook_url` (the route's forward) and `events_webhook_url`.
-    render: ({ own, inboundUrl }) => {
-      const provider: Record<string, unknown> = { ...own };
+    render: ({ own, region, inboundUrl }) => {
+      const provider: Record<string, unknown> = { ...own, region: region ?? 'us' };
       // The signing key is write-only, like the API key of other types is not: it proves the provider's calls.
       delete provider.webhook_signing_key;
       for (const endpoint of INBOUND_ENDPOINTS) provider[`${endpoint}_webhook_url`] = inboundUrl(endpoint);

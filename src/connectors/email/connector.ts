@@ -25,6 +25,9 @@ type Json = Record<string, unknown>;
 
 const DEFAULT_SUBJECT = 'Message';
 
+/** The provider calls at most three URLs per event webhook of a domain. */
+const MAX_WEBHOOK_URLS = 3;
+
 function apiKeyOf(channel: { secrets: Record<string, string> }): string {
   return channel.secrets.access_token ?? '';
 }
@@ -88,6 +91,14 @@ export function createEmailConnector(options: EmailOptions) {
       let done: PlatformResult<unknown>;
       if (add) {
         if (list.includes(url)) continue;
+        if (list.length >= MAX_WEBHOOK_URLS)
+          return {
+            ok: false,
+            retryable: false,
+            code: 'webhook_urls_full',
+            field: 'provider.domain',
+            message: `The ${id} webhook of ${domainOf(config)} already calls ${list.length} URLs, the provider's most: at most ${MAX_WEBHOOK_URLS} channels send from one domain.`,
+          };
         done = current.ok
           ? await api.call(base, key, 'PUT', path, [...[...others, url].map((u) => ['url', u] as const)])
           : await api.call(base, key, 'POST', `/v3/domains/${domain}/webhooks`, [
