@@ -263,7 +263,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         routeGroup(adminAppRoutes, { dir: options.adminAppDir ?? defaultAdminAppDir() }),
       ],
       token: [
-        routeGroup(channelRoutes, { channels, baseUrl, platformState }),
+        routeGroup(channelRoutes, { channels, baseUrl, platformState, sharedUsage: (channel) => messages.sharedUsage(channel) }),
         routeGroup(testerRoutes, { testers }),
         routeGroup(settingsRoutes, { settings: services.settings }),
         routeGroup(messageRoutes, { messages, baseUrl }),

@@ -157,6 +157,8 @@ for (const { dialect, skip, test } of await dialects({
       const made = await t.connect({}, 'shared');
       await t.sandbox('/services', { service_id: Number(SHARED_SENDER) });
       await t.user('420601200200');
+      const usage = async () => (await t.state.s.api.get(`/v1/channels/${made.id}`)).body.shared_mode;
+      assert.deepEqual(await usage(), { messages_sent: 0, message_limit: 2 });
       const first = await t.send(made.id, '+420601200200', TEXT('one'));
       const second = await t.send(made.id, '+420601200200', TEXT('two'));
       assert.equal(first.status, 201, first.text);
@@ -165,6 +167,9 @@ for (const { dialect, skip, test } of await dialects({
       assert.equal(third.status, 422, third.text);
       assert.equal(third.body.errors[0].field, 'channel.id');
       assert.match(third.body.errors[0].message, /sent the 2 messages its shared mode allows/);
+      assert.deepEqual(await usage(), { messages_sent: 2, message_limit: 2 }, 'the count on the channel');
+      const production = await t.connect();
+      assert.equal((await t.state.s.api.get(`/v1/channels/${production.id}`)).body.shared_mode, undefined);
       const atPlatform = await t.taken(Number(SHARED_SENDER), first.body.id);
       assert.equal(atPlatform.serviceId, Number(SHARED_SENDER));
       assert.equal((await t.sandbox(`/messages?service_id=${made.senderId}`)).body.messages.length, 0, 'nothing under the channel’s own id');

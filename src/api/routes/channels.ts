@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { ChannelService } from '../../domain/channels/service.js';
 import type { PlatformStateService } from '../../domain/platform-state/service.js';
-import { channelView } from '../../domain/channels/view.js';
+import { channelView, type Channel } from '../../domain/channels/view.js';
 import { ChannelResponse, CreateChannelBody, UpdateChannelBody } from '../../domain/channels/schemas.js';
 import { ErrorBody, ListQuery } from '../../schemas/common.js';
 import { accountOf } from '../context.js';
@@ -19,8 +19,14 @@ const GetChannelQuery = Type.Object({
   ),
 });
 
-export const channelRoutes: RoutePlugin<{ channels: ChannelService; baseUrl: string; platformState?: PlatformStateService }> = async (app, deps) => {
-  const { channels, baseUrl, platformState } = deps;
+export const channelRoutes: RoutePlugin<{
+  channels: ChannelService;
+  baseUrl: string;
+  platformState?: PlatformStateService;
+  /** A channel in mode `shared`: its sent messages and its limit, shown by Get Channel. */
+  sharedUsage?: (channel: Channel) => Promise<{ messages_sent: number; message_limit: number }>;
+}> = async (app, deps) => {
+  const { channels, baseUrl, platformState, sharedUsage } = deps;
 
   app.get(
     '/v1/channels',
@@ -86,7 +92,9 @@ export const channelRoutes: RoutePlugin<{ channels: ChannelService; baseUrl: str
       const refresh = request.query.refresh;
       if (platformState && (refresh === true || refresh === 'true')) await platformState.refresh(accountOf(request).id, id);
       const channel = await channels.get(accountOf(request).id, id);
-      return channelView(channel, 'get', baseUrl);
+      const view = channelView(channel, 'get', baseUrl);
+      if (channel.mode === 'shared' && sharedUsage) view.shared_mode = await sharedUsage(channel);
+      return view;
     },
   );
 

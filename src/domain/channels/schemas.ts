@@ -108,6 +108,15 @@ export const ChannelResponse = Type.Object(
     mode: Type.String({ enum: [...CHANNEL_MODES], description: modesDescription() }),
     webhook: Nullable(Webhook),
     region: Type.Optional(Type.String()),
+    shared_mode: Type.Optional(
+      Type.Object(
+        {
+          messages_sent: Type.Integer({ minimum: 0, description: 'Messages the channel has sent or queued (failed ones do not count).' }),
+          message_limit: Type.Integer({ minimum: 0, description: 'Messages a channel in mode shared may send (SHARED_MODE_MESSAGE_LIMIT).' }),
+        },
+        { description: 'Beyond the specification, Get Channel of a channel in mode `shared`: how much of its allowance it used.' },
+      ),
+    ),
     ...ownObjects(),
   },
   { $id: 'Channel', additionalProperties: false },

@@ -295,6 +295,12 @@ export class MessageService {
     return defaults.apply(metadata, facts, this.deps.clock.now(), activity);
   }
 
+  /** How much of its `shared` mode allowance a channel used (Get Channel shows it). */
+  async sharedUsage(channel: Pick<Channel, 'id' | 'accountId'>): Promise<{ messages_sent: number; message_limit: number }> {
+    const sent = await this.deps.store.messages.countSent(channel.accountId, Number(channel.id));
+    return { messages_sent: sent, message_limit: this.deps.sharedModeMessageLimit };
+  }
+
   /** The `shared` mode allowance: counts what the channel sent plus the sends in flight here. */
   private async reserveShared(channel: Channel): Promise<() => void> {
     const key = channel.id;
