@@ -231,7 +231,8 @@ export function registerControl(app: FastifyInstance, ctx: AmContext): void {
     const holder = isRecord(sent.body.keyboard) ? sent.body.keyboard : isRecord(sent.body.rich_media) ? sent.body.rich_media : {};
     const button = asRecord(asArray(holder.Buttons)?.[optNumber(body.index) ?? 0]);
     const action = optString(button.ActionType) ?? 'reply';
-    if (action === 'reply') return userMessage(bot, user, { type: 'text', text: optString(button.ActionBody) ?? '' });
+    // A reply button, and an open-url one besides opening its URL, send their ActionBody as the user's text.
+    if (action === 'reply' || action === 'open-url') return userMessage(bot, user, { type: 'text', text: optString(button.ActionBody) ?? '' });
     if (action === 'location-picker') return userMessage(bot, user, { type: 'location', location: { lat: 50.087, lon: 14.421 } });
     if (action === 'share-phone')
       return userMessage(bot, user, { type: 'contact', contact: { name: user.name, phone_number: optString(body.phone_number) ?? '420777000111' } });

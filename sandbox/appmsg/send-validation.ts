@@ -35,7 +35,8 @@ function validateButtons(buttons: unknown, where: string, maxRows: number): void
 }
 
 export function validateKeyboard(raw: unknown): void {
-  if (raw === undefined) return;
+  // The official SDK sends `"keyboard": null` with every message, and the platform takes it.
+  if (raw === undefined || raw === null) return;
   if (!isRecord(raw)) throw bad('keyboard must be an object');
   if (raw.Type !== 'keyboard') throw bad('keyboard.Type must be "keyboard"');
   validateButtons(raw.Buttons, 'keyboard', 2);

@@ -12,11 +12,13 @@ import { smsproviderSettings } from './mobile/config.js';
 import { createRbmConnector } from './rbm/connector.js';
 import { rbmSettings } from './rbm/config.js';
 import { RBM_MAX_MEDIA } from './rbm/options.js';
+import { createAppmsgConnector } from './appmsg/connector.js';
+import { appmsgSettings } from './appmsg/config.js';
 import { createEmailConnector } from './email/connector.js';
 import { mailproviderSettings } from './email/config.js';
 import { createAppmsgBusinessConnector } from './appmsg_business_messages/connector.js';
 import { appmsgBusinessSettings } from './appmsg_business_messages/config.js';
-import { listSetting, PlatformUrl, settingsFragment, type SettingsOf } from '../lib/env-settings.js';
+import { listSetting, settingsFragment, type SettingsOf } from '../lib/env-settings.js';
 
 /** What every connector shares: the deadline of each platform call, and where received files may come from. */
 const platformSettings = settingsFragment(
@@ -31,12 +33,6 @@ const platformSettings = settingsFragment(
   }),
 );
 
-/** A platform whose connector comes next: its base URL only, its stand-in's until set (offsets: sandbox/registry.ts). */
-const upcomingPlatform = (variable: string, portOffset: number) =>
-  settingsFragment({ [variable]: Type.Optional(PlatformUrl) }, (v, context) => ({
-    apiUrl: (v[variable] as string | undefined) ?? context.standInUrl(portOffset),
-  }));
-
 /**
  * The configuration the connectors contribute, one fragment each. The runtime hands this list
  * to config.ts, which checks every variable at start; config.ts itself names no platform.
@@ -46,7 +42,7 @@ export const CONNECTOR_SETTINGS = {
   socialnet_chat: socialnetChatSettings,
   botmsg: botmsgSettings,
   smsprovider: smsproviderSettings,
-  appmsg: upcomingPlatform('APPMSG_API_URL', 3),
+  appmsg: appmsgSettings,
   rbm: rbmSettings,
   mailprovider: mailproviderSettings,
   appmsg_business_messages: appmsgBusinessSettings,
@@ -68,7 +64,7 @@ export function defaultConnectors(settings: PlatformConnectorSettings): Connecto
   const s = settings.socialnet_chat;
   // The platforms' own base URLs are trusted as configured (the local stand-ins in development),
   // each exactly at its host and port; anything else private needs MEDIA_ALLOWLIST.
-  const platforms = [s.apiUrl, settings.botmsg.apiUrl, settings.rbm.apiUrl.replace('{region}', 'europe')]
+  const platforms = [s.apiUrl, settings.botmsg.apiUrl, settings.rbm.apiUrl.replace('{region}', 'europe'), settings.appmsg.apiUrl]
     .map(allowlistEntryOf)
     .filter((e): e is string => e !== null);
   const media = new MediaDownloader({ allowlist: [...settings.platforms.mediaAllowlist, ...platforms] });
@@ -115,6 +111,14 @@ export function defaultConnectors(settings: PlatformConnectorSettings): Connecto
       clock: { now: settings.now ?? Date.now },
       media,
       maxMediaBytes: RBM_MAX_MEDIA,
+    }),
+  );
+  registry.register(
+    createAppmsgConnector({
+      ...settings.appmsg,
+      inboundUrl: (channelId, endpoint) => `${settings.publicUrl}/inbound/${channelId}/${endpoint}`,
+      timeoutMs: settings.platforms.timeoutMs,
+      media,
     }),
   );
   registry.register(

@@ -273,6 +273,8 @@ export const ContactResponse = Type.Object(
     gender: Type.Optional(Type.String()),
     time_zone: Type.Optional(Type.Union([Type.String(), Type.Number()])),
     photo_url: Type.Optional(Type.String()),
+    country: Type.Optional(Type.String({ description: "Beyond the specification, appmsg: the user's country, as the platform gave it." })),
+    language: Type.Optional(Type.String({ description: "Beyond the specification, appmsg: the user's language, as the platform gave it." })),
   },
   { $id: 'Contact', title: 'Contact' },
 );

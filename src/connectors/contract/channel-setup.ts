@@ -25,6 +25,17 @@ export interface ChannelVerifier {
 }
 
 /**
+ * Points the platform's callbacks at a channel's inbound URL once the channel is saved, for
+ * platforms that call the URL to check it before they accept it (the channel must exist to answer
+ * that call). Called after a create, and after an update that changed the credentials with what
+ * the channel was before (`previous`): a registration of another platform account is removed. A
+ * failure undoes the save (a refusal 422, a platform that is down 502).
+ */
+export interface ChannelRegistrar {
+  registerChannel(channel: ChannelContext, previous: ChannelContext | null): Promise<PlatformResult<null>>;
+}
+
+/**
  * Undoes on the platform what the verifier registered for a channel (an inbound route, event
  * webhooks) once the channel is deleted. Best effort: the channel is gone whatever it answers.
  */

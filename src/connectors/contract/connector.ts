@@ -1,6 +1,14 @@
 import type { ChannelType } from '../../schemas/channel-types.js';
 import type { AppInbound, ChannelInbound, HandshakeAnswerer } from './inbound.js';
-import type { ChannelReleaser, ChannelStateReader, ChannelStateRequester, ChannelTesters, ChannelVerifier, SettingsPusher } from './channel-setup.js';
+import type {
+  ChannelRegistrar,
+  ChannelReleaser,
+  ChannelStateReader,
+  ChannelStateRequester,
+  ChannelTesters,
+  ChannelVerifier,
+  SettingsPusher,
+} from './channel-setup.js';
 import type { LocalDelivery, NotificationSender, Sender } from './outbound.js';
 import type { MediaFetcher, ProfileReader } from './platform-reads.js';
 import type { SentLookup } from './sent-lookup.js';
@@ -31,6 +39,8 @@ export interface ConnectorRoles {
   profiles: ProfileReader;
   /** Checks credentials (and registers callbacks) before a channel is saved. */
   verifier: ChannelVerifier;
+  /** Registers the saved channel's inbound URL with a platform that calls it to check it first. */
+  registrar: ChannelRegistrar;
   /** Removes what the verifier registered on the platform when the channel is deleted. */
   release: ChannelReleaser;
   /** Applies channel settings on the platform. */
@@ -56,6 +66,7 @@ export const ROLE_NAMES = [
   'media',
   'profiles',
   'verifier',
+  'registrar',
   'release',
   'settings',
   'channelState',

@@ -81,6 +81,22 @@ export class ChannelService {
     throw ApiError.invalid(result.field ?? `${key}.access_token`, null, `The platform refused the credentials: ${result.message}`);
   }
 
+  /**
+   * A platform that checks the channel's inbound URL by calling it is told the URL once the
+   * channel is saved (it must exist to answer); a failure undoes the save and answers like a
+   * refused or unreachable verification.
+   */
+  private async register(channel: Channel, previous: Channel | null, undo: () => Promise<void>): Promise<void> {
+    const registrar = this.deps.connectors.role(channel.type, 'registrar');
+    if (!registrar) return;
+    const result = await registrar.registerChannel(channelContextOf(channel), previous ? channelContextOf(previous) : null);
+    if (result.ok) return;
+    await undo();
+    if (result.retryable) throw ApiError.of('platform_error', `The platform could not be reached to register the channel: ${result.message}`);
+    const key = definitionOf(channel.type).input.key ?? 'channel';
+    throw ApiError.invalid(result.field ?? `${key}.access_token`, null, `The platform refused the channel's registration: ${result.message}`);
+  }
+
   private newWebhook(input: { url: string; ssl_verification?: unknown }) {
     const url = checkWebhookUrl(input.url, this.deps.webhookAllowlist);
     return {
@@ -121,6 +137,7 @@ export class ChannelService {
     };
     await this.deps.store.channels.insert(row);
     const created = decodeChannel(row, this.deps.box);
+    await this.register(created, null, () => this.deps.store.channels.delete(accountId, id).then(() => undefined));
     for (const listener of this.onSaved) listener(created, null);
     return created;
   }
@@ -203,6 +220,13 @@ export class ChannelService {
     }
     this.changed(current.id);
     const updated = decodeChannel({ ...row, ...changes }, this.deps.box);
+    if (credentialsChanged) {
+      const { id: _id, account_id: _account, ...before } = row;
+      await this.register(updated, current, async () => {
+        await this.deps.store.channels.update(accountId, id, before);
+        this.changed(current.id);
+      });
+    }
     for (const listener of this.onSaved) listener(updated, current);
     return updated;
   }
