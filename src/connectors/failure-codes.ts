@@ -37,6 +37,12 @@ const BY_TYPE: Partial<Record<ChannelType, Record<string, MessageFailedCode>>> =
     '9': 3,
     ttl_elapsed: 4,
   },
+  // The bot API's `status`: 6 receiverNotSubscribed (unsubscribed, or never wrote), 5 receiverNotRegistered.
+  appmsg: {
+    '6': 2,
+    '5': 3,
+    no_recipient: 3,
+  },
   botmsg: {
     '403': 2, // bot blocked by the user, user deactivated, conversation never started
     no_recipient: 3,

@@ -128,6 +128,22 @@ for (const { dialect, skip, test } of await dialects({
       assert.equal(down.status, 502, down.text);
       assert.equal((await sandbox(`/bots/${bot.botId}`)).body.bot.webhook.url, eventsUrl(bot), 'a refused channel moved nothing');
 
+      // The platform refuses the webhook (its check got no answer, or it is down): nothing is kept.
+      const before = (await s.api.get('/v1/channels?max=100')).headers.get('x-total-count');
+      await sandbox('/faults', { kind: 'server_error', endpoint: 'set_webhook', status: 500 });
+      const unregistered = await s.api.post('/v1/channels', { type: 'appmsg', name: 'x', appmsg: { access_token: bot.token } });
+      assert.equal(unregistered.status, 502, unregistered.text);
+      assert.equal((await s.api.get('/v1/channels?max=100')).headers.get('x-total-count'), before);
+      assert.equal((await sandbox(`/bots/${bot.botId}`)).body.bot.webhook.url, eventsUrl(bot));
+      const third = await sandbox('/bots', { name: 'Juice Bar' });
+      await sandbox('/faults', { kind: 'error', endpoint: 'set_webhook', code: 1, message: 'Invalid URL' });
+      const notMoved = await s.api.patch(`/v1/channels/${bot.channelId}`, { appmsg: { access_token: third.body.token } });
+      assert.equal(notMoved.status, 502, notMoved.text);
+      assert.match(notMoved.body.errors[0].message, /Invalid URL/);
+      const kept = (await s.api.get(`/v1/channels/${bot.channelId}`)).body.appmsg;
+      assert.deepEqual([kept.access_token, kept.name], [bot.token, 'Coffee Shop Prague Old Town Roasters'], 'the old token and account stay');
+      assert.equal((await sandbox(`/bots/${third.body.bot.id}`)).body.bot.webhook, null);
+
       // Another account's token: the webhook moves to the new account, the old one's is removed.
       const other = await sandbox('/bots', { name: 'Tea House' });
       const moved = await s.api.patch(`/v1/channels/${bot.channelId}`, { appmsg: { access_token: other.body.token } });
@@ -477,6 +493,7 @@ for (const { dialect, skip, test } of await dialects({
       assert.match(refused.body.errors[0].message, /not subscribed/);
       const kept = (await s.api.get(`/v1/channels/${bot.channelId}/contacts/${contactId}/messages?max=10`)).body;
       assert.equal(kept[0].status, 'failed');
+      assert.equal(kept[0].error.code, 2, 'not subscribed reads as the user refusing the sender');
       assert.equal((await sentToUser(bot, userId)).length, 0);
 
       await sandbox(userPath(bot, userId, 'subscribe'), {});
