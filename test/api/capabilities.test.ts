@@ -44,6 +44,7 @@ for (const { dialect, skip } of await dialects()) {
         const reserved: Record<string, string[]> = {
           socialnet_chat: ['platform_metadata', 'tag', 'type'],
           appmsg_business_messages: ['time_to_live', 'video_duration'],
+          email: ['email'],
         };
         assert.deepEqual(res.body.reserved_metadata, reserved[type] ?? []);
       }

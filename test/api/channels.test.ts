@@ -97,7 +97,16 @@ for (const { dialect, skip } of await dialects()) {
       });
       assert.equal(mobile.body.mode, 'test');
       const email = await s.api.post('/v1/channels', BODIES.email);
-      assert.deepEqual(email.body.provider, { type: 'mailprovider', access_token: 'mail-key', sender: { email: 'shop@example.com', name: 'Shop' } });
+      assert.deepEqual(email.body.provider, {
+        type: 'mailprovider',
+        access_token: 'mail-key',
+        sender: { email: 'shop@example.com', name: 'Shop' },
+        domain: 'example.com',
+        open_tracking: false,
+        region: 'us',
+        mail_webhook_url: `${s.baseUrl}/inbound/${email.body.id}/mail`,
+        events_webhook_url: `${s.baseUrl}/inbound/${email.body.id}/events`,
+      });
       const social = await s.api.post('/v1/channels', BODIES.socialnet_chat);
       assert.deepEqual(social.body.socialnet_page, { id: '1234', name: null, category: null, access_token: 'page-token-1' });
     });
