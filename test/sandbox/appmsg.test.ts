@@ -224,3 +224,18 @@ test('limits: 100 unanswered messages per hour, user details twice per 12 h; fau
   await post(`${s.base}/_sandbox/faults`, { kind: 'rate_limit', endpoint: 'send_message' });
   assert.equal(at((await api(s, 'send_message', text(user))).body, 'status'), 12);
 });
+
+test('the platform takes "keyboard": null (the official SDK sends it with every message); an open-url tap also sends its URL as text', async (t) => {
+  const s = await setup(t);
+  const user = await newUser(s);
+  await act(s, user, 'subscribe');
+  assert.equal(at((await api(s, 'send_message', text(user, { keyboard: null }))).body, 'status'), 0);
+  const raw = await rawApi(
+    s,
+    'send_message',
+    text(user, { keyboard: { Type: 'keyboard', Buttons: [{ ActionType: 'open-url', ActionBody: 'https://example.com/menu', Text: 'Menu' }] } }),
+  );
+  const token = /"message_token":(\d+)/.exec(raw)?.[1];
+  const press = await act(s, user, 'button', { message_token: token, index: 0 });
+  assert.deepEqual(at(press.body, 'event', 'message'), { type: 'text', text: 'https://example.com/menu' });
+});
