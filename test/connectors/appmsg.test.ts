@@ -155,6 +155,13 @@ for (const { dialect, skip, test } of await dialects({
 
       const deleted = await s.api.delete(`/v1/channels/${bot.channelId}`);
       assert.equal(deleted.status, 204, deleted.text);
+      // A late callback, signed with the token that still works, finds no channel.
+      const late = JSON.stringify({ event: 'seen', timestamp: Date.now(), message_token: 1, user_id: 'u' });
+      const lateAnswer = await http('POST', eventsUrl(bot), late, {
+        'content-type': 'application/json',
+        [SIGNATURE_HEADER]: createHmac('sha256', other.body.token).update(late).digest('hex'),
+      });
+      assert.equal(lateAnswer.status, 404);
       assert.equal((await sandbox(`/bots/${other.body.bot.id}`)).body.bot.webhook, null);
     });
 
@@ -240,6 +247,13 @@ for (const { dialect, skip, test } of await dialects({
 
       const unsigned = await post({});
       assert.equal(unsigned.status, 404, unsigned.text);
+      // The same answer as a channel that does not exist: the URL does not tell which.
+      const unknown = await http('POST', `${s.baseUrl}/inbound/999999999/events`, body, {
+        'content-type': 'application/json',
+        [SIGNATURE_HEADER]: sign(bot.token),
+      });
+      assert.deepEqual(unsigned.body.errors, unknown.body.errors);
+      assert.deepEqual(unsigned.body.errors, [{ message: 'Channel not found.' }]);
       const wrongKey = await post({ [SIGNATURE_HEADER]: sign('another-token') });
       assert.equal(wrongKey.status, 404);
       const otherBody = await post({ [SIGNATURE_HEADER]: createHmac('sha256', bot.token).update(`${body} `).digest('hex') });
