@@ -108,6 +108,12 @@ for (const { dialect, skip, test } of await dialects()) {
       assert.equal(bot.body.appmsg.name, 'Coffee Shop Prague Old Town Roasters');
       assert.match(bot.body.appmsg.uri, /^coffee/);
       assert.equal(bot.body.appmsg.access_token, bot.token);
+      // The platform's limits as the capabilities declare them.
+      const caps = (await s.api.get(`/v1/channels/${bot.channelId}/capabilities`)).body;
+      assert.deepEqual(caps.content_types, ['text', 'image', 'video', 'file', 'location', 'structure']);
+      assert.deepEqual([caps.delivery, caps.sending, caps.max_text_length, caps.max_cards], ['sync', 'direct', 7000, 6]);
+      assert.deepEqual(caps.buttons, { types: ['url', 'postback'], max_per_card: 3 });
+      assert.deepEqual(caps.quick_replies, { max: 11, rendering: 'native', types: ['text', 'location', 'phone_number'] });
       const got = await s.api.get(`/v1/channels/${bot.channelId}`);
       assert.deepEqual(got.body.appmsg, bot.body.appmsg);
       const webhook = (await sandbox(`/bots/${bot.botId}`)).body.bot.webhook;
