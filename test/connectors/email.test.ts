@@ -7,6 +7,10 @@ import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhooks.
 import { eventually } from '../helpers/waits.js';
 import { createMailproviderStandIn } from '../../sandbox/mailprovider/server.js';
 import { http, startMediaServer, type JsonAnswer, type MediaServer } from './helpers/harness.js';
+import { freePort } from '../helpers/runtime.js';
+import { createEmailConnector } from '../../src/connectors/email/connector.js';
+import { MediaDownloader } from '../../src/connectors/media-download.js';
+import type { ChannelContext, Recipient } from '../../src/connectors/connector.js';
 
 const API_KEY = 'key-email-connector-test-01';
 const SIGNING_KEY = 'webhook-signing-key-of-the-account';
@@ -438,6 +442,53 @@ for (const { dialect, skip, test } of await dialects()) {
       assert.ok(read.data.last_read_timestamp);
       assert.equal(channel.hook.events.filter((e) => e.event === 'messages_read').length, 0, 'no open tracking: an open is not a read');
       assert.equal(channel.hook.events.filter((e) => e.event === 'message_failed').length, 4);
+    });
+
+    test('the connector itself: 429 waits the time its message names, 5xx and timeouts are retried, a refused key is not; the region picks the host', async () => {
+      const deadPort = await freePort();
+      const connector = createEmailConnector({
+        apiUrls: { us: mailBase, eu: `http://127.0.0.1:${deadPort}` },
+        timeoutMs: 500,
+        inboundUrl: (id, endpoint) => `${s.baseUrl}/inbound/${id}/${endpoint}`,
+        signatureMaxAgeMs: 3600_000,
+        media: new MediaDownloader({ allowlist: [] }),
+        maxAttachmentBytes: 1000,
+        now: () => Date.now(),
+      });
+      const channel: ChannelContext = {
+        id: '42',
+        type: 'email',
+        mode: 'production',
+        config: { sender: { email: 'shop@mg.shop.test', name: 'Shop' }, domain: DOMAIN, region: 'us' },
+        secrets: { access_token: API_KEY },
+      };
+      const to: Recipient = { id: '1', externalId: null, phoneNumber: null, userRef: null, email: 'jan@example.com', name: 'Jan' };
+      const send = (id: string, ch = channel, recipient = to) => connector.roles.sender.send(ch, recipient, { id, content: { type: 'text', payload: 'hi' } });
+
+      await sandbox('/faults', { kind: 'rate_limit', endpoint: 'messages', retry_after: 30 });
+      const limited = await send('3001');
+      assert.ok(!limited.ok && limited.retryable && limited.code === 'rate_limited', JSON.stringify(limited));
+      assert.ok(!limited.ok && limited.retryAfterMs !== undefined && limited.retryAfterMs > 28_000 && limited.retryAfterMs <= 30_000, JSON.stringify(limited));
+      await sandbox('/faults', { kind: 'server_error', endpoint: 'messages', status: 503 });
+      const down = await send('3002');
+      assert.deepEqual(down.ok ? null : [down.retryable, down.code], [true, '503']);
+      await sandbox('/faults', { kind: 'timeout', endpoint: 'messages', delay_ms: 1000 });
+      const slow = await send('3003');
+      assert.deepEqual(slow.ok ? null : [slow.retryable, slow.code], [true, 'timeout']);
+      const back = await send('3004');
+      assert.ok(back.ok && /@mg\.shop\.test$/.test(back.value.externalIds[0] ?? ''), JSON.stringify(back));
+      const refused = await send('3005', { ...channel, secrets: { access_token: 'key-revoked' } });
+      assert.deepEqual(refused.ok ? null : [refused.retryable, refused.code], [false, '401']);
+      const nobody = await send('3006', channel, { ...to, email: null });
+      assert.deepEqual(nobody.ok ? null : [nobody.retryable, nobody.code], [false, 'no_recipient']);
+      // An EU channel talks to the EU host only (here nothing listens there): retryable, a 502 at create.
+      const eu = await connector.roles.verifier.verifyChannel({
+        id: '43',
+        type: 'email',
+        config: { ...channel.config, region: 'eu' },
+        secrets: channel.secrets,
+      });
+      assert.deepEqual(eu.ok ? null : [eu.retryable, eu.code], [true, 'unreachable']);
     });
 
     test('the OpenAPI document says the email channel is ALPHA and documents its provider fields', async () => {
