@@ -153,6 +153,15 @@ for (const { dialect, skip, test } of await dialects()) {
       assert.equal(routes.length, 1);
       assert.equal(routes[0].expression, 'match_recipient("^hi@mg\\.shop\\.test$")');
 
+      // Another domain: the channel's URL leaves the old domain's webhooks and goes to the new one's.
+      assert.equal((await sandbox('/domains', { name: 'mg.moved.test' })).status, 201);
+      const relocated = await s.api.patch(`/v1/channels/${made.id}`, { provider: { domain: 'mg.moved.test', sender: { email: 'hi@mg.moved.test' } } });
+      assert.equal(relocated.status, 200, relocated.text);
+      const domains = (await sandbox('/account')).body.domains;
+      const hooksOf = (name: string) => domains.find((d: any) => d.name === name).webhooks;
+      assert.deepEqual(hooksOf(DOMAIN).delivered, [other.body.provider.events_webhook_url]);
+      assert.deepEqual(hooksOf('mg.moved.test').delivered, [made.body.provider.events_webhook_url]);
+
       const deleted = await s.api.delete(`/v1/channels/${made.id}`);
       assert.equal(deleted.status, 204, deleted.text);
       const after = (await sandbox('/account')).body;
@@ -163,6 +172,7 @@ for (const { dialect, skip, test } of await dialects()) {
       );
       const left = after.domains.find((d: any) => d.name === DOMAIN).webhooks;
       for (const id of ['delivered', 'permanent_fail', 'temporary_fail', 'opened']) assert.deepEqual(left[id], [other.body.provider.events_webhook_url], id);
+      assert.deepEqual(after.domains.find((d: any) => d.name === 'mg.moved.test').webhooks, {}, 'webhooks left without URLs are deleted');
     });
 
     test('a conversation of three mails each way threads, with subjects and headers chained', async () => {

@@ -126,8 +126,7 @@ export function createEmailConnector(options: EmailOptions) {
   const verifier = {
     /**
      * The key and the domain are checked by reading the domain's webhooks (401: the key is refused,
-     * 404: the domain is not the account's); then the route forwarding mail to the sender address
-     * and the event webhooks are registered. A provider that cannot answer is retryable (502).
+     * 404: the domain is not the account's). A provider that cannot answer is retryable (502).
      */
     async verifyChannel(input: ChannelInput): Promise<PlatformResult<VerifiedChannel>> {
       const key = apiKeyOf(input);
@@ -140,31 +139,46 @@ export function createEmailConnector(options: EmailOptions) {
           return { ...checked, field: 'provider.domain', message: `The provider has no domain ${domain} for this key (${checked.message}).` };
         return { ...checked, field: 'provider.access_token' };
       }
-      if (input.id === undefined) return { ok: true, value: { config: {}, secrets: {} } };
-      const route = await registerRoute(input.id, input.config, key);
-      if (!route.ok) return route.retryable ? route : { ...route, field: 'provider.sender.email' };
-      const hooks = await updateWebhooks(input.id, input.config, key, true);
-      if (!hooks.ok) return hooks;
       return { ok: true, value: { config: {}, secrets: {} } };
     },
   };
 
-  const release = {
-    /** The channel's route and its URL on the event webhooks are removed; the rest of the account is left as it is. */
-    async releaseChannel(channel: ChannelContext): Promise<PlatformResult<null>> {
+  const registrar = {
+    /**
+     * Once the channel is saved: its route forwarding mail to the sender address and its URL on the
+     * domain's event webhooks. After a change of key, domain or region, what the channel had
+     * registered before (another account, domain or host) is removed first, as far as it answers.
+     */
+    async registerChannel(channel: ChannelContext, previous: ChannelContext | null): Promise<PlatformResult<null>> {
       const key = apiKeyOf(channel);
-      const base = baseOf(channel.config);
-      const listed = await api.call(base, key, 'GET', '/v3/routes?limit=1000');
-      if (!listed.ok) return listed;
-      const items = (listed.value.body as { items?: unknown } | null)?.items;
-      for (const route of Array.isArray(items) ? (items as Json[]) : []) {
-        if (route?.description !== routeDescription(channel.id) || typeof route.id !== 'string') continue;
-        const removed = await api.call(base, key, 'DELETE', `/v3/routes/${encodeURIComponent(route.id)}`);
-        if (!removed.ok) return removed;
+      if (
+        previous &&
+        (apiKeyOf(previous) !== key || domainOf(previous.config) !== domainOf(channel.config) || baseOf(previous.config) !== baseOf(channel.config))
+      ) {
+        await releaseChannel(previous);
       }
-      return updateWebhooks(channel.id, channel.config, key, false);
+      const route = await registerRoute(channel.id, channel.config, key);
+      if (!route.ok) return route.retryable ? route : { ...route, field: 'provider.sender.email' };
+      return updateWebhooks(channel.id, channel.config, key, true);
     },
   };
+
+  /** The channel's route and its URL on the event webhooks are removed; the rest of the account is left as it is. */
+  async function releaseChannel(channel: ChannelContext): Promise<PlatformResult<null>> {
+    const key = apiKeyOf(channel);
+    const base = baseOf(channel.config);
+    const listed = await api.call(base, key, 'GET', '/v3/routes?limit=1000');
+    if (!listed.ok) return listed;
+    const items = (listed.value.body as { items?: unknown } | null)?.items;
+    for (const route of Array.isArray(items) ? (items as Json[]) : []) {
+      if (route?.description !== routeDescription(channel.id) || typeof route.id !== 'string') continue;
+      const removed = await api.call(base, key, 'DELETE', `/v3/routes/${encodeURIComponent(route.id)}`);
+      if (!removed.ok) return removed;
+    }
+    return updateWebhooks(channel.id, channel.config, key, false);
+  }
+
+  const release = { releaseChannel };
 
   const sender = {
     async send(channel: ChannelContext, recipient: Recipient, message: OutboundMessage): Promise<PlatformResult<SendReceipt>> {
@@ -233,5 +247,5 @@ export function createEmailConnector(options: EmailOptions) {
     parse: (call: InboundCall, channel: ChannelContext) => parseCall(call, channel, { verifier: signatures, webhookSigningKey: options.webhookSigningKey }),
   };
 
-  return defineConnector('email', { verifier, release, sender, channelInbound });
+  return defineConnector('email', { verifier, registrar, release, sender, channelInbound });
 }
