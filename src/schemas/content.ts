@@ -255,7 +255,12 @@ export const MessageResponse = Type.Object(
     delivered: Type.Union([Timestamp, Type.Null()]),
     read: Type.Union([Timestamp, Type.Null()]),
     channel: Type.Object({ id: IdString, type: ChannelTypeSchema, name: Type.Optional(Type.String({ description: 'In events only.' })) }),
-    contact: Type.Object({ id: IdString, phone_number: Type.Optional(Type.String()), user_ref: Type.Optional(Type.String()) }),
+    contact: Type.Object({
+      id: IdString,
+      phone_number: Type.Optional(Type.String()),
+      user_ref: Type.Optional(Type.String()),
+      email: Type.Optional(Type.String({ description: "The e-mail address of an email channel's contact." })),
+    }),
     content: Content,
     metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   },

@@ -186,6 +186,8 @@ for (const { dialect, skip, test } of await dialects()) {
       assert.equal(m1.headers['In-Reply-To'], undefined, 'the first mail replies to nothing');
       const echoed = await channel.hook.waitFor('message_echo', (e) => e.data.id === first);
       const contactId = echoed.data.contact.id;
+      assert.equal(echoed.data.contact.email, 'jana.novak@example.com');
+      assert.equal((await messageOf(first)).contact.email, 'jana.novak@example.com');
       const contact = await s.api.get(`/v1/channels/${channel.id}/contacts/${contactId}`);
       assert.equal(contact.body.email, 'jana.novak@example.com');
       assert.equal(contact.body.name, 'Jana Nováková');
@@ -205,6 +207,7 @@ for (const { dialect, skip, test } of await dialects()) {
         });
         const received = await channel.hook.waitFor('message_received', (e) => e.data.content.payload === `Answer ${round}`);
         assert.equal(received.data.contact.id, contactId, 'the reply is the same contact');
+        assert.equal(received.data.contact.email, 'jana.novak@example.com', 'from the address');
         assert.deepEqual(received.data.metadata.email, { subject: 'Re: Order 1042', to: [{ email: 'shop@thread.test', name: 'Shop' }] });
         ids.push(replyId);
         if (round === 3) break;

@@ -8,7 +8,7 @@ import { eventMessageData, messageView } from '../messages/view.js';
 export interface IncomingMessage {
   id: number;
   channel: Channel;
-  contact: { id: number | string; phoneNumber: string | null; userRef: string | null };
+  contact: { id: number | string; phoneNumber: string | null; userRef: string | null; email?: string | null };
   /** `received`: the contact wrote it; `sent`: an echo of a message the page sent elsewhere. */
   direction: 'received' | 'sent';
   content: Content;

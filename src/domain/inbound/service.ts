@@ -336,7 +336,7 @@ export class InboundService {
     const { unit } = incomingMessageUnit(this.deps.outbox, {
       id: ids.nextNumber(),
       channel,
-      contact: { id: contact.id, phoneNumber: contact.phone_number, userRef: contact.user_ref },
+      contact: { id: contact.id, phoneNumber: contact.phone_number, userRef: contact.user_ref, email: contact.email },
       direction,
       content,
       metadata,

@@ -178,7 +178,7 @@ export class MessageService {
         deliveredAt: null,
         readAt: null,
         channel: { id: channel.id, type: channel.type },
-        contact: { id: contact.row.id, phoneNumber: contact.row.phone_number, userRef: contact.row.user_ref },
+        contact: { id: contact.row.id, phoneNumber: contact.row.phone_number, userRef: contact.row.user_ref, email: contact.row.email },
         content: request.content,
         metadata,
       });

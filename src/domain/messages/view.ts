@@ -10,7 +10,7 @@ export interface MessageParts {
   deliveredAt: number | null;
   readAt: number | null;
   channel: { id: string; type: ChannelType };
-  contact: { id: number | string; phoneNumber: string | null; userRef: string | null };
+  contact: { id: number | string; phoneNumber: string | null; userRef: string | null; email?: string | null };
   content: Content;
   metadata: Record<string, unknown> | null | undefined;
 }
@@ -20,6 +20,7 @@ export function messageView(p: MessageParts): MessageView {
   const contact: MessageView['contact'] = { id: String(p.contact.id) };
   if (p.contact.phoneNumber) contact.phone_number = p.contact.phoneNumber;
   if (p.contact.userRef) contact.user_ref = p.contact.userRef;
+  if (p.contact.email) contact.email = p.contact.email;
   const view: MessageView = {
     id: String(p.id),
     direction: p.direction,
@@ -42,7 +43,7 @@ export function messageViewFromRow(row: MessageWithRefs): MessageView {
     deliveredAt: row.delivered_at,
     readAt: row.read_at,
     channel: { id: String(row.channel_id), type: row.channel_type as ChannelType },
-    contact: { id: row.contact_id, phoneNumber: row.contact_phone_number, userRef: row.contact_user_ref },
+    contact: { id: row.contact_id, phoneNumber: row.contact_phone_number, userRef: row.contact_user_ref, email: row.contact_email },
     content: JSON.parse(row.content) as Content,
     metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
   });

@@ -8,6 +8,7 @@ export interface MessageWithRefs extends MessageRow {
   channel_type: string;
   contact_phone_number: string | null;
   contact_user_ref: string | null;
+  contact_email: string | null;
 }
 
 /** A queued message with what its send needs of its contact (the send worker). */
@@ -40,7 +41,12 @@ export class MessagesRepo {
       .innerJoin('contacts', 'contacts.id', 'messages.contact_id')
       .innerJoin('channels', 'channels.id', 'messages.channel_id')
       .selectAll('messages')
-      .select(['channels.type as channel_type', 'contacts.phone_number as contact_phone_number', 'contacts.user_ref as contact_user_ref']);
+      .select([
+        'channels.type as channel_type',
+        'contacts.phone_number as contact_phone_number',
+        'contacts.user_ref as contact_user_ref',
+        'contacts.email as contact_email',
+      ]);
   }
 
   async get(accountId: number, id: number): Promise<MessageWithRefs | undefined> {
