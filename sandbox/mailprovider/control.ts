@@ -117,8 +117,16 @@ export function registerControl(app: FastifyInstance, ctx: MpContext): void {
       Date: new Date(state.clock.now()).toUTCString().replace('GMT', '+0000'),
       'Message-Id': `<${randomHex(10)}@${(bareAddress(from) ?? 'x@sandbox.invalid').split('@')[1] ?? 'sandbox.invalid'}>`,
     };
+    // `headers`: an object, or a list of [name, value] pairs for repeated headers (all are posted).
     const extra = body.headers;
-    if (isRecord(extra)) for (const [k, v] of Object.entries(extra)) headers[k] = String(v);
+    const pairs: Array<[string, string]> = isRecord(extra)
+      ? Object.entries(extra).map(([k, v]) => [k, String(v)])
+      : (asArray(extra) ?? []).flatMap((p) => (Array.isArray(p) && p.length === 2 ? [[String(p[0]), String(p[1])] as [string, string]] : []));
+    const headerList: Array<[string, string]> = Object.entries(headers).filter(([k]) => !pairs.some(([n]) => n.toLowerCase() === k.toLowerCase()));
+    for (const [k, v] of pairs) {
+      headers[k] = v;
+      headerList.push([k, v]);
+    }
     const mail: InboundMail = {
       recipient,
       sender: optString(body.sender) ?? bareAddress(from) ?? from,
@@ -128,6 +136,7 @@ export function registerControl(app: FastifyInstance, ctx: MpContext): void {
       text: optString(body.text) ?? '',
       html: optString(body.html) ?? null,
       headers,
+      headerList,
       attachments: (asArray(body.attachments) ?? []).map((a, i) => {
         const r = asRecord(a);
         return {

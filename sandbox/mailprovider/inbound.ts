@@ -17,6 +17,8 @@ export interface InboundMail {
   text: string;
   html: string | null;
   headers: Record<string, string>;
+  /** Every header in order, repeated ones included (posted as `message-headers`). */
+  headerList: Array<[string, string]>;
   attachments: MultipartFile[];
 }
 
@@ -163,7 +165,7 @@ async function forward(ctx: MpContext, url: string, mail: InboundMail, recipient
     fields.push(['body-plain', mail.text], ['stripped-text', s.text], ['stripped-signature', s.signature]);
     if (mail.html !== null) fields.push(['body-html', mail.html], ['stripped-html', mail.html]);
     fields.push(['attachment-count', String(mail.attachments.length)]);
-    fields.push(['message-headers', JSON.stringify(Object.entries(mail.headers))]);
+    fields.push(['message-headers', JSON.stringify(mail.headerList)]);
     fields.push(['content-id-map', '{}']);
   }
   for (const [k, v] of Object.entries(mail.headers)) if (['From', 'To', 'Subject', 'Date', 'Message-Id'].includes(k)) fields.push([k, v]);

@@ -53,3 +53,40 @@ test('expressions match anywhere, catch_all() only when nothing earlier matched,
   assert.equal((at(other.body, 'forwards') as unknown[]).length, 1, JSON.stringify(other.body));
   assert.equal(receiver.received.at(-1)?.path, '/catchall');
 });
+
+test('every header is posted in message-headers, repeated ones included', async (t) => {
+  const standIn = createMailproviderStandIn({ apiKey: KEY, webhookSigningKey: 'sign', domains: ['mg.example.test'] });
+  const base = await standIn.listen(0);
+  const receiver = await startReceiver(() => ({ status: 200 }));
+  t.after(async () => {
+    await standIn.close();
+    await receiver.close();
+  });
+  await route(base, [
+    ['expression', 'match_recipient("^shop@mg\\.example\\.test$")'],
+    ['action', `forward("${receiver.url}/mail")`],
+  ]);
+  await post(`${base}/_sandbox/inbound`, {
+    recipient: 'shop@mg.example.test',
+    from: 'a@example.com',
+    subject: 'Re: x',
+    text: 'y',
+    headers: [
+      ['Received', 'from a'],
+      ['Received', 'from b'],
+      ['In-Reply-To', '<m1@mg.example.test>'],
+      ['References', '<m0@mg.example.test> <m1@mg.example.test>'],
+    ],
+  });
+  const fields = new URLSearchParams(receiver.received.at(-1)?.text ?? '');
+  const headers = JSON.parse(fields.get('message-headers') ?? '[]') as Array<[string, string]>;
+  assert.deepEqual(
+    headers.filter(([k]) => k === 'Received').map(([, v]) => v),
+    ['from a', 'from b'],
+  );
+  assert.ok(headers.some(([k, v]) => k === 'References' && v === '<m0@mg.example.test> <m1@mg.example.test>'));
+  assert.ok(
+    headers.some(([k]) => k === 'Message-Id'),
+    'the defaults stay',
+  );
+});
