@@ -298,7 +298,7 @@ for (const { dialect, skip, test } of await dialects()) {
       assert.equal(badAddress.body.errors[0].field, 'contact.email');
     });
 
-    test('files are fetched through the address guard and attached; one over the size limit or at a private address fails the message', async () => {
+    test('files are fetched through the address guard and attached; one over the size limit, at a private address or missing is a 422 at Send Message', async () => {
       const channel = await connect('shop@files.test');
       const pdf = await sentMail(await send(channel.id, { email: 'eva@example.com' }, { type: 'file', payload: { url: media.url('terms.pdf') } }));
       assert.deepEqual(
@@ -307,19 +307,22 @@ for (const { dialect, skip, test } of await dialects()) {
       );
       assert.equal(pdf.text, 'A file is attached.');
 
-      // photo.png is larger than the 30 bytes this server allows an attachment.
-      const big = await send(channel.id, { email: 'eva@example.com' }, { type: 'image', payload: { url: media.url('photo.png') } });
-      const failed = await channel.hook.waitFor('message_failed', (e) => e.data.message?.id === big || e.data.id === big);
-      assert.equal(failed.data.error.code, 1);
-      const view = await messageOf(big);
-      assert.equal(view.status, 'failed');
-      assert.match(view.error.message, /larger than the 30 bytes an attachment may have/);
-
-      const guarded = await send(channel.id, { email: 'eva@example.com' }, { type: 'file', payload: { url: 'http://10.0.0.1/secret.pdf' } });
-      await channel.hook.waitFor('message_failed', (e) => e.data.message?.id === guarded || e.data.id === guarded);
-      assert.match((await messageOf(guarded)).error.message, /could not be fetched/);
-      const all = (await sandbox('/messages')).body.messages as SentMail[];
-      assert.equal(all.filter((m) => [big, guarded].includes(m.user_variables['parley-message-id'] ?? '')).length, 0, 'nothing sent for them');
+      // photo.png is larger than the 30 bytes this server allows an attachment: refused at Send Message, as is a private address.
+      const sendFile = (url: string, type = 'image') =>
+        s.api.post('/v1/messages', { channel: { id: channel.id }, contact: { email: 'eva@example.com' }, content: { type, payload: { url } } });
+      const big = await sendFile(media.url('photo.png'));
+      assert.equal(big.status, 422, big.text);
+      assert.equal(big.body.errors[0].field, 'content.payload.url');
+      assert.match(big.body.errors[0].message, /larger than the 30 bytes an e-mail attachment may have/);
+      const guarded = await sendFile('http://10.0.0.1/secret.pdf', 'file');
+      assert.equal(guarded.status, 422, guarded.text);
+      assert.match(guarded.body.errors[0].message, /could not be fetched/);
+      const missing = await sendFile(media.url('nothing.pdf'), 'file');
+      assert.equal(missing.status, 422, missing.text);
+      assert.match(missing.body.errors[0].message, /HTTP 404/);
+      const stored = await s.api.get(`/v1/channels/${channel.id}/contacts`);
+      const messages = await s.api.get(`/v1/channels/${channel.id}/contacts/${stored.body[0].id}/messages`);
+      assert.equal(messages.body.length, 1, 'only the pdf was stored and sent');
     });
 
     test('inbound mail: stripped text, attachments re-hosted, subject and recipients; repeated calls store once', async () => {
@@ -464,8 +467,8 @@ for (const { dialect, skip, test } of await dialects()) {
         timeoutMs: 500,
         inboundUrl: (id, endpoint) => `${s.baseUrl}/inbound/${id}/${endpoint}`,
         signatureMaxAgeMs: 3600_000,
-        media: new MediaDownloader({ allowlist: [] }),
-        maxAttachmentBytes: 1000,
+        media: new MediaDownloader({ allowlist: [new URL(media.url('x')).host] }),
+        maxAttachmentBytes: 10,
         now: () => Date.now(),
       });
       const channel: ChannelContext = {
@@ -492,6 +495,9 @@ for (const { dialect, skip, test } of await dialects()) {
       assert.ok(back.ok && /@mg\.shop\.test$/.test(back.value.externalIds[0] ?? ''), JSON.stringify(back));
       const refused = await send('3005', { ...channel, secrets: { access_token: 'key-revoked' } });
       assert.deepEqual(refused.ok ? null : [refused.retryable, refused.code], [false, '401']);
+      // A file that grew over the limit after Send Message fails the message at the send.
+      const grown = await connector.roles.sender.send(channel, to, { id: '3007', content: { type: 'file', payload: { url: media.url('terms.pdf') } } });
+      assert.deepEqual(grown.ok ? null : [grown.retryable, grown.code], [false, 'attachment_too_large']);
       const nobody = await send('3006', channel, { ...to, email: null });
       assert.deepEqual(nobody.ok ? null : [nobody.retryable, nobody.code], [false, 'no_recipient']);
       // An EU channel talks to the EU host only (here nothing listens there): retryable, a 502 at create.

@@ -9,7 +9,7 @@ import type {
   ChannelVerifier,
   SettingsPusher,
 } from './channel-setup.js';
-import type { LocalDelivery, NotificationSender, Sender } from './outbound.js';
+import type { ContentChecker, LocalDelivery, NotificationSender, Sender } from './outbound.js';
 import type { MediaFetcher, ProfileReader } from './platform-reads.js';
 import type { SentLookup } from './sent-lookup.js';
 
@@ -21,6 +21,8 @@ import type { SentLookup } from './sent-lookup.js';
 export interface ConnectorRoles {
   /** Sends messages (synchronous types inside the request, asynchronous ones from the send worker). */
   sender: Sender;
+  /** Checks a queued message's files before it is stored (their size and address). */
+  contentCheck: ContentChecker;
   /** Finds a message the platform already accepted under the service's reference (a retried send after an unknown outcome). */
   sentLookup: SentLookup;
   /** Sends typing indicators and read receipts to the platform. */
@@ -57,6 +59,7 @@ export type RoleName = keyof ConnectorRoles;
 
 export const ROLE_NAMES = [
   'sender',
+  'contentCheck',
   'sentLookup',
   'notifications',
   'localDelivery',

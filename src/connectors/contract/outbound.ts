@@ -41,6 +41,16 @@ export interface SendReceipt {
   contactExternalId?: string | null;
 }
 
+/**
+ * Checks what only a request to the outside can tell before a queued message is stored (the size
+ * and address of a file the platform is to be sent as an attachment): a refusal is answered 422
+ * naming `field`; a check that could not be made (a file server that is down) lets the message
+ * through, for the send worker to try.
+ */
+export interface ContentChecker {
+  checkContent(channel: ChannelContext, content: Content): Promise<PlatformResult<null>>;
+}
+
 /** Sends one message to the platform. Synchronous types are called inside the Send Message request; asynchronous ones by the send worker. */
 export interface Sender {
   send(channel: ChannelContext, recipient: Recipient, message: OutboundMessage): Promise<PlatformResult<SendReceipt>>;

@@ -9,6 +9,7 @@ import {
   type SendReceipt,
   type VerifiedChannel,
 } from '../connector.js';
+import type { Content } from '../../schemas/content.js';
 import { fileNameFor, fileNameFromUrl } from '../http.js';
 import { formatMailbox } from './addresses.js';
 import { MailApi, type FormFile } from './api.js';
@@ -180,6 +181,34 @@ export function createEmailConnector(options: EmailOptions) {
 
   const release = { releaseChannel };
 
+  /** A file to attach, downloaded through the address guard within the attachment limit. */
+  async function fetchAttachment(url: string): Promise<PlatformResult<{ bytes: Uint8Array; contentType: string }>> {
+    const fetched = await options.media.download(url, options.timeoutMs, options.maxAttachmentBytes);
+    if (fetched.ok) return fetched;
+    if (fetched.code === 'too_large')
+      return {
+        ok: false,
+        retryable: false,
+        code: 'attachment_too_large',
+        field: 'content.payload.url',
+        message: `The file at ${url} is larger than the ${options.maxAttachmentBytes} bytes an e-mail attachment may have.`,
+      };
+    return { ...fetched, field: 'content.payload.url', message: `The file to attach could not be fetched: ${fetched.message}` };
+  }
+
+  const contentCheck = {
+    /**
+     * A file to attach is fetched once before the message is stored, so one over the limit, at an
+     * address the guard refuses or not found is a 422 at Send Message; a file server that does not
+     * answer lets the message through (the send worker tries again).
+     */
+    async checkContent(_channel: ChannelContext, content: Content): Promise<PlatformResult<null>> {
+      if (content.type !== 'image' && content.type !== 'video' && content.type !== 'audio' && content.type !== 'file') return { ok: true, value: null };
+      const fetched = await fetchAttachment(content.payload.url);
+      return fetched.ok ? { ok: true, value: null } : fetched;
+    },
+  };
+
   const sender = {
     async send(channel: ChannelContext, recipient: Recipient, message: OutboundMessage): Promise<PlatformResult<SendReceipt>> {
       if (!recipient.email) return { ok: false, retryable: false, code: 'no_recipient', message: 'The contact has no e-mail address.' };
@@ -188,17 +217,8 @@ export function createEmailConnector(options: EmailOptions) {
       const files: FormFile[] = [];
       let total = Buffer.byteLength(mail.text) + Buffer.byteLength(mail.html);
       for (const [i, attachment] of mail.attachments.entries()) {
-        const fetched = await options.media.download(attachment.url, options.timeoutMs, options.maxAttachmentBytes);
-        if (!fetched.ok) {
-          if (fetched.code === 'too_large')
-            return {
-              ok: false,
-              retryable: false,
-              code: 'attachment_too_large',
-              message: `The file at ${attachment.url} is larger than the ${options.maxAttachmentBytes} bytes an attachment may have.`,
-            };
-          return { ...fetched, message: `The file to attach could not be fetched: ${fetched.message}` };
-        }
+        const fetched = await fetchAttachment(attachment.url);
+        if (!fetched.ok) return fetched;
         const mimeType = fetched.value.contentType.split(';')[0]?.trim() || 'application/octet-stream';
         const name = fileNameFromUrl(attachment.url, fileNameFor(attachment.kind, mimeType)) || `attachment-${i + 1}`;
         total += fetched.value.bytes.length;
@@ -247,5 +267,5 @@ export function createEmailConnector(options: EmailOptions) {
     parse: (call: InboundCall, channel: ChannelContext) => parseCall(call, channel, { verifier: signatures, webhookSigningKey: options.webhookSigningKey }),
   };
 
-  return defineConnector('email', { verifier, registrar, release, sender, channelInbound });
+  return defineConnector('email', { verifier, registrar, release, contentCheck, sender, channelInbound });
 }

@@ -137,6 +137,14 @@ export class MessageService {
     return { message: messageViewFromRow(row), replayed: true };
   }
 
+  /** Files the platform will be sent (e-mail attachments), checked before the message is stored: a refused one is a 422 now, not a failure later. */
+  private async checkFiles(channel: Channel, content: Content): Promise<void> {
+    const checker = this.deps.connectors.role(channel.type, 'contentCheck');
+    if (!checker) return;
+    const checked = await checker.checkContent(channelContextOf(channel), content);
+    if (!checked.ok && !checked.retryable) throw ApiError.invalid(checked.field ?? 'content.payload', null, checked.message);
+  }
+
   private async channelOf(accountId: number, raw: string): Promise<Channel> {
     const id = parseId(raw);
     const channel = id === null ? undefined : await this.deps.channels.find(accountId, id);
@@ -155,6 +163,7 @@ export class MessageService {
     // what the service cannot do yet (502).
     checkModeRules(channel, address);
     if (path === 'unavailable') throw unavailableError(channel);
+    if (path === 'queued') await this.checkFiles(channel, request.content);
     const releaseShared = channel.mode === 'shared' ? await this.reserveShared(channel) : null;
     try {
       const contact = await deps.contacts.resolveForSend(channel, address);
