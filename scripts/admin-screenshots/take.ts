@@ -23,7 +23,13 @@ export async function takeAdminScreenshots(outDir: string): Promise<string[]> {
       // No focus ring left from the last click in the picture.
       await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
       const path = join(outDir, `${name}.png`);
-      await page.screenshot({ path, fullPage, animations: 'disabled', caret: 'hide' });
+      if (fullPage) {
+        // A window as tall as the page: sticky bars stay where they belong instead of over the middle.
+        const height = await page.evaluate(() => document.documentElement.scrollHeight);
+        await page.setViewportSize({ width: viewport.width, height: Math.max(viewport.height, Math.min(height, 4000)) });
+      }
+      await page.screenshot({ path, animations: 'disabled', caret: 'hide' });
+      await page.setViewportSize(viewport);
       written.push(path);
       console.log(`  ${path}`);
     };
@@ -105,7 +111,8 @@ export async function takeAdminScreenshots(outDir: string): Promise<string[]> {
         await p.getByRole('option', { name: 'failed', exact: true }).click();
         await p.locator('.tab-panel').getByText('503').first().waitFor();
       }
-      await shot(p, name);
+      // The trial's contact list runs long: the window's worth shows what the tab is.
+      await shot(p, name, tab !== 'trial');
     }
 
     await owner.goto('/admin/api-settings');
