@@ -40,9 +40,12 @@ export class ApiFailure extends Error {
 
 let csrfToken: string | null = null;
 let onUnauthorized: (() => void) | null = null;
+/** Counts sessions: a 401 of a request sent under an earlier one says nothing of the session now. */
+let sessionGeneration = 0;
 
 /** Set by the session provider after sign-in (and cleared on sign-out). */
 export function setCsrfToken(token: string | null): void {
+  if (token !== csrfToken) sessionGeneration += 1;
   csrfToken = token;
 }
 
@@ -93,6 +96,7 @@ async function send(path: string, options: RequestOptions): Promise<Response> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
+  const generation = sessionGeneration;
   let response: Response;
   try {
     response = await fetch(urlOf(path, options.query), {
@@ -108,7 +112,8 @@ async function send(path: string, options: RequestOptions): Promise<Response> {
   }
   if (!response.ok) {
     const failure = await failureOf(response);
-    if (response.status === 401 && !options.expectUnauthorized) onUnauthorized?.();
+    // A late 401 of the session that ended must not send a user who signed in again meanwhile back to sign-in.
+    if (response.status === 401 && !options.expectUnauthorized && generation === sessionGeneration) onUnauthorized?.();
     throw failure;
   }
   return response;
