@@ -1,5 +1,6 @@
 import { describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
@@ -46,6 +47,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['the visi
       assert.equal((await client.patch(`/v1/channels/${channelId}/settings`, { domains_whitelist: [shop.origin] })).status, 200);
       browser = await launchChromium();
       page = await browser.newPage({ viewport: { width: 900, height: 760 } });
+      page.setDefaultTimeout(30_000);
     });
     after(async () => {
       await browser?.close();
@@ -156,6 +158,9 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['the visi
       const sessionBefore = await page.evaluate(() => localStorage.getItem(Object.keys(localStorage).find((k) => k.startsWith('parley_chat_session_'))!));
 
       await s.runtime.close();
+      // The port stays ours while the server is away (every connection refused at once): another
+      // test's server given it meanwhile would take the widget's reconnection.
+      const away = await holdPort(port);
       await status().getByText('Offline, reconnecting…').waitFor();
 
       // A tapped suggestion is pressed, and all of them are disabled until the answer is stored.
@@ -193,6 +198,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['the visi
       ]);
 
       // The same server comes back on the same port and data; the widget reconnects by itself.
+      await new Promise((resolve) => away.close(resolve));
       s = await startTestServer(dialect, { db, port, workers: true });
       await page.waitForFunction(
         () => {
@@ -253,5 +259,14 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['the visi
       assert.deepEqual(await other.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('parley_chat_outbox_'))), []);
       await other.close();
     });
+  });
+}
+
+/** A listener on `port` that drops every connection: the port is held, and nothing answers on it. */
+function holdPort(port: number): Promise<Server> {
+  const server = createServer((socket) => socket.destroy());
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve(server));
   });
 }

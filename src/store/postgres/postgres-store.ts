@@ -95,7 +95,15 @@ export class PostgresStore extends KyselyStore {
     await sql`select 1`.execute(this.db);
   }
 
-  async close(): Promise<void> {
+  /** Closing twice (a test that stopped its server, then its after hook) is closing once. */
+  private closing: Promise<void> | null = null;
+
+  close(): Promise<void> {
+    this.closing ??= this.closeOnce();
+    return this.closing;
+  }
+
+  private async closeOnce(): Promise<void> {
     await this.batcher.drain();
     await this.queue.close();
     for (const bus of this.buses) await bus.close();
