@@ -9,12 +9,18 @@ import { parseContent } from '../../src/domain/messages/request.js';
 import { failure } from '../helpers/api-errors.js';
 import { CONTENT_SAMPLES as SAMPLES } from '../helpers/content-samples.js';
 
+/** What a type needs in `metadata` to send some content (a business-message video shows its length). */
+const NEEDED_METADATA: Partial<Record<string, Partial<Record<string, Record<string, unknown>>>>> = {
+  appmsg_business_messages: { video: { video_duration: 30 } },
+};
+
 describe('capabilities', () => {
   test('every type sends what it declares and is refused the rest on content.type', () => {
     for (const type of CHANNEL_TYPES) {
       for (const contentType of CONTENT_TYPES) {
         const content = parseContent(SAMPLES[contentType]);
-        const f = failure(() => checkCapabilities(type, content));
+        const metadata = NEEDED_METADATA[type]?.[contentType];
+        const f = failure(() => checkCapabilities(type, content, metadata as Parameters<typeof checkCapabilities>[2]));
         if (capabilitiesOf(type).contentTypes.includes(contentType)) assert.equal(f, null, `${type} should send ${contentType}`);
         else assert.equal(f?.field, 'content.type', `${type} should refuse ${contentType}`);
       }
