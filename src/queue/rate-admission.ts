@@ -150,13 +150,18 @@ export class RateAdmission<T> implements Admission<T, T> {
     this.timer.unref();
   }
 
-  /** The key's platform asked to wait: none of its items starts for `ms`, and it starts again with an empty bucket. */
+  /**
+   * The key's platform asked to wait: none of its items starts for `ms`; then one starts at once
+   * (the wait was honoured exactly) and the rest follow at the key's rate. Left with no token, the
+   * first item would wait for time to pass after the pause, which an injected clock that stops at
+   * the pause's end never lets happen.
+   */
   pause(key: number, ms: number): void {
     const lane = this.lanes.get(key);
     if (!lane) return;
     const now = this.o.clock.now();
     lane.pausedUntil = Math.max(lane.pausedUntil, now + ms);
-    lane.tokens = 0;
+    lane.tokens = 1;
     lane.at = lane.pausedUntil;
   }
 
