@@ -5,6 +5,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import { ApiError } from '../../lib/errors.js';
+import { USER_EMAIL_FIELD } from '../../schemas/users.js';
 import { UniqueViolation } from '../../store/errors.js';
 import { toAccount, type Account } from '../accounts/service.js';
 import { hashPassword, verifyPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './password.js';
@@ -84,7 +85,7 @@ export class UserService {
     password?: string | undefined;
   }): Promise<{ user: AdminUser; setupLink: string | null }> {
     const email = input.email.trim();
-    if (email.length > EMAIL_MAX_LENGTH || !EMAIL.test(email)) throw ApiError.invalid('email', input.email, 'The e-mail address is not valid.');
+    if (email.length > EMAIL_MAX_LENGTH || !EMAIL.test(email)) throw ApiError.invalid(USER_EMAIL_FIELD, input.email, 'The e-mail address is not valid.');
     if (!isRole(input.role)) throw ApiError.invalid('role', input.role, 'The role must be owner or member.');
     const password = input.password === undefined ? undefined : checkNewPassword('password', input.password);
     if (!(await this.deps.store.accounts.get(input.accountId))) throw ApiError.notFound('Account');
@@ -101,7 +102,7 @@ export class UserService {
     try {
       await this.deps.store.adminUsers.insert(row);
     } catch (error) {
-      if (error instanceof UniqueViolation) throw ApiError.invalid('email', input.email, 'A user with this e-mail address exists already.');
+      if (error instanceof UniqueViolation) throw ApiError.invalid(USER_EMAIL_FIELD, input.email, 'A user with this e-mail address exists already.');
       throw error;
     }
     const setupLink = password === undefined ? await this.newSetupLink(row.id) : null;
