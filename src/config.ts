@@ -58,9 +58,11 @@ export const ConfigSchema = Type.Object({
   TLS_CERT_FILE: Type.Optional(Type.String({ minLength: 1 })),
   TLS_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
   BOOTSTRAP_ACCOUNT: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
-  /** The stand-ins take seven consecutive ports (sandbox/registry.ts). */
-  SANDBOX_PORT_BASE: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 - 6 })),
-  NLP_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  /** The stand-ins take eight consecutive ports (sandbox/registry.ts). */
+  SANDBOX_PORT_BASE: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 - 7 })),
+  NLP_TIME_BUDGET_MS: Type.Optional(Type.Integer({ minimum: 10, maximum: 10_000 })),
+  NLP_ALLOWLIST: Type.Optional(Type.String()),
+  NLP_TRAINING_TIMEOUT_MS: Type.Optional(Type.Integer({ minimum: 1000, maximum: 3_600_000 })),
   ADMIN_EMAIL: Type.Optional(Type.String({ pattern: '^[^\\s@]+@[^\\s@]+$', maxLength: 254 })),
   /** log2 of scrypt's N for administration passwords; low values are for tests only. */
   ADMIN_PASSWORD_COST: Type.Optional(Type.Integer({ minimum: 10, maximum: 20 })),
@@ -110,7 +112,14 @@ export interface Config {
   bootstrapAccount: boolean;
   /** Where the local stand-ins listen (SANDBOX_PORT_BASE): a platform URL that is not set points at its stand-in. */
   sandboxPortBase: number;
-  nlpUrl: string | undefined;
+  nlp: {
+    /** How long a received text may wait for its channel's NLP engine, unless its integration says otherwise. */
+    timeBudgetMs: number;
+    /** Private hosts and ranges an external NLU server may be at (the address guard refuses them otherwise). */
+    allowlist: string[];
+    /** A built-in model's training is stopped (and failed) after this long. */
+    trainingTimeoutMs: number;
+  };
   admin: {
     /** The first owner's e-mail, made on first start. */
     email: string;
@@ -209,7 +218,11 @@ export function loadConfig(env: Environment = process.env): Config {
     tls: c.TLS_CERT_FILE && c.TLS_KEY_FILE ? { certFile: c.TLS_CERT_FILE, keyFile: c.TLS_KEY_FILE } : undefined,
     bootstrapAccount: (c.BOOTSTRAP_ACCOUNT ?? 'true') === 'true',
     sandboxPortBase: c.SANDBOX_PORT_BASE ?? 9101,
-    nlpUrl: c.NLP_URL,
+    nlp: {
+      timeBudgetMs: c.NLP_TIME_BUDGET_MS ?? 500,
+      allowlist: listSetting(c.NLP_ALLOWLIST),
+      trainingTimeoutMs: c.NLP_TRAINING_TIMEOUT_MS ?? 120_000,
+    },
     admin: {
       email: c.ADMIN_EMAIL ?? 'admin@localhost',
       passwordCost: c.ADMIN_PASSWORD_COST ?? 15,

@@ -65,6 +65,17 @@ import { requestOrigin } from './api/admin-guard.js';
 import { SessionService } from './domain/users/sessions.js';
 import { SignInThrottle } from './domain/users/throttle.js';
 import { UserService } from './domain/users/service.js';
+import { ReceivedTextClassifier } from './domain/nlp/classifier.js';
+import { NlpIntegrationService } from './domain/nlp/service.js';
+import { nlpTrainingJob } from './domain/nlp/training-job.js';
+import type { NlpProcessStats } from './domain/nlp/stats.js';
+import { nlpRoutes } from './api/routes/nlp.js';
+import type { Content } from './schemas/content.js';
+import { BUILTIN_LANGUAGES } from './nlp/builtin/languages.js';
+import { loadBuiltinEngine } from './nlp/builtin/classifier.js';
+import { trainModel } from './nlp/builtin/trainer.js';
+import { externalEngine } from './nlp/external/engine.js';
+import { nlpDispatcher } from './nlp/external/dispatcher.js';
 
 /**
  * Jobs running at once in one process (mostly platform calls of send jobs, each waiting on the
@@ -102,6 +113,8 @@ export interface Runtime {
   webhookStats(): WorkerStats | null;
   /** Counters of this process's jobs runner (null before startWorkers, or without one). */
   jobStats(): RunnerStats | null;
+  /** This process's NLP outcomes on received messages. */
+  nlpStats(): NlpProcessStats;
   close(): Promise<void>;
 }
 
@@ -202,6 +215,35 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   // Without a worker of its own, a process tells the others' workers about new events.
   if (config.role === 'api') services.outbox.onWake(() => store.deliveryQueue.announce());
 
+  // NLP on received text: each channel's integration (built-in, trained by a job; or an external
+  // NLU server behind the address guard), asked by the inbound and web chat paths within its budget.
+  const nlpCalls = nlpDispatcher({ allowlist: config.nlp.allowlist });
+  const classifier = new ReceivedTextClassifier({
+    store,
+    box,
+    engines: { builtin: loadBuiltinEngine, external: (o) => externalEngine({ ...o, dispatcher: nlpCalls }) },
+    now: () => Date.now(),
+    cacheMs: config.channelCacheMs,
+    defaultBudgetMs: config.nlp.timeBudgetMs,
+    statsFlushMs: 5_000,
+    logger: logger.child({ component: 'nlp' }),
+  });
+  channelCache.onForget.add((id) => classifier.forget(id));
+  const classify = (channelId: number, content: Content) => classifier.classify(channelId, content);
+  const nlp = new NlpIntegrationService({
+    store,
+    ids,
+    clock,
+    box,
+    channel: (accountId, channelId) => channelCache.get(accountId, channelId),
+    classifier,
+    supportedLanguages: BUILTIN_LANGUAGES,
+    onJobQueued: () => {
+      wakeJobs();
+      store.jobQueue.announce();
+    },
+  });
+
   // Platform callbacks (socialnet_chat, botmsg, ...): /v1/inbound/..., signed by each platform.
   const inbound = new InboundService({
     store,
@@ -214,13 +256,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     defaultPhoneRegion: config.defaultPhoneRegion,
     publicUrl: config.publicUrl,
     onContactChanged: forgetContact,
+    classify,
     logger: logger.child({ component: 'inbound' }),
   });
 
   // Web chat (service_chat): the chat rules, stored files, notifications; a connector whose
   // platform is the service itself delivers what was sent once it committed.
   const chatLimits = new ChatLimits(config.chatLimits, clock);
-  const chat = new ChatService({ store, ids, clock, box, outbox, files: storedFiles, maxUploadBytes: config.chatMaxUploadBytes, limits: chatLimits });
+  const chat = new ChatService({ store, ids, clock, box, outbox, files: storedFiles, maxUploadBytes: config.chatMaxUploadBytes, limits: chatLimits, classify });
   const uploadSweeper = new UploadSweeper({ files: storedFiles, clock, intervalMs: config.chatUploadSweepMs, logger: logger.child({ worker: 'uploads' }) });
   const notifications = new NotificationService({ store, clock, box, connectors });
   messages.onStored.add(({ channel, contactId, message }) => {
@@ -265,6 +308,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       token: [
         routeGroup(channelRoutes, { channels, baseUrl, platformState, sharedUsage: (channel) => messages.sharedUsage(channel) }),
         routeGroup(testerRoutes, { testers }),
+        routeGroup(nlpRoutes, { nlp, baseUrl }),
         routeGroup(settingsRoutes, { settings: services.settings }),
         routeGroup(messageRoutes, { messages, baseUrl }),
         routeGroup(contactRoutes, { contacts }),
@@ -314,6 +358,15 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   jobKinds.register(sendJobKind({ store, clock, outbox, connectors, channels: channelCache, logger: logger.child({ worker: 'send' }) }));
   jobKinds.register(platformStateJob(platformState));
   jobKinds.register(deliveryDeadlineJob({ store, outbox, channels: channelCache }));
+  jobKinds.register(
+    nlpTrainingJob({
+      store,
+      clock,
+      train: (data) => trainModel(data, { timeoutMs: config.nlp.trainingTimeoutMs }),
+      changed: (id) => classifier.forget(id),
+      logger: logger.child({ worker: 'nlp-training' }),
+    }),
+  );
   let jobsStarted = false;
   let jobsRunner: QueueRunner<unknown, unknown, unknown> | null = null;
   const stopSweeper = () => uploadSweeper.stop();
@@ -329,6 +382,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     chat: chatServer,
     webhookStats: () => (deliveryWorker ? { ...deliveryWorker.stats } : null),
     jobStats: () => (jobsRunner ? { ...jobsRunner.stats } : null),
+    nlpStats: () => ({ ...classifier.stats.totals }),
     sweepUploads: () => uploadSweeper.sweep(),
     startWorkers() {
       if (config.role !== 'api' && !deliveryWorker) {
@@ -388,6 +442,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       await chatServer?.close();
       await app.close();
       for (const stop of stoppers.reverse()) await stop();
+      await classifier.flushStats();
+      await nlpCalls.close();
       await store.close();
     },
   };

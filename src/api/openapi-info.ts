@@ -40,7 +40,7 @@ ${PRODUCT_NAME} implements the messaging API specification and adds the parts ma
 \`x-beyond-specification: true\` in this document (and "beyond the specification" on the page):
 Get Message, the \`Idempotency-Key\` header of Send Message, Get Capabilities, the webhook deliveries
 log and redelivery, the \`webhook_test\` and \`channel_state_changed\` events, the testers of an rbm channel and Get
-Channel's \`refresh\`, stored files, and the health checks.`;
+Channel's \`refresh\`, a channel's NLP integration, stored files, and the health checks.`;
 
 /** Tags in the order the page shows them. */
 export const TAGS = [
@@ -49,6 +49,7 @@ export const TAGS = [
   { name: 'Contacts', description: 'End users on one channel.' },
   { name: 'Settings', description: 'Per channel settings (socialnet_chat and service_chat).' },
   { name: 'Notifications', description: 'Typing and read indicators, and custom notifications on service_chat.' },
+  { name: 'NLP', description: "Beyond the specification: a channel's NLP integration, whose results received text messages carry in `nlp`." },
   { name: 'Webhooks', description: 'Beyond the specification: the log of every webhook delivery with its tries, and redelivery.' },
   { name: 'Files', description: 'Beyond the specification: files received from contacts, stored by the service.' },
   { name: 'Operations', description: 'Beyond the specification: liveness and readiness checks for load balancers and orchestrators.' },

@@ -1,6 +1,7 @@
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import { IdString, Timestamp, TYPE_DISCRIMINATOR } from './common.js';
 import { ChannelTypeSchema } from './channel-types.js';
+import { NlpField } from './nlp.js';
 
 /**
  * The neutral message body shared by every channel type (contract.md §3): content types, quick
@@ -263,6 +264,7 @@ export const MessageResponse = Type.Object(
     }),
     content: Content,
     metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    nlp: Type.Optional(NlpField),
   },
   { $id: 'Message', title: 'Message' },
 );

@@ -84,6 +84,45 @@ export interface MessagesTable {
   part_count?: number | null;
   /** The parts' encoding (SMS: gsm7 or ucs2), with part_count. */
   part_encoding?: string | null;
+  /** A received text's NLP result (JSON: intents and native_data), when its channel's engine answered in time. */
+  nlp?: string | null;
+}
+
+/** A channel's NLP integration (one per channel). */
+export interface NlpIntegrationsTable {
+  channel_id: number;
+  account_id: number;
+  /** `builtin` or `external`. */
+  kind: string;
+  /** JSON: the training data (builtin) or the server's URL (external). */
+  config: string;
+  /** The external server's auth token, encrypted at rest. */
+  secret: string | null;
+  /** Null: the server's default. */
+  time_budget_ms: number | null;
+  /** Raised by every change of the training data; the model of the newest version is trained. */
+  training_version: number;
+  /** `queued`, `training`, `ready` or `failed` (builtin only). */
+  training_status: string | null;
+  training_error: string | null;
+  /** The version of the model in nlp_models (null: none trained yet). */
+  model_version: number | null;
+  trained_at: number | null;
+  classified: number;
+  failed: number;
+  timed_out: number;
+  last_failure_at: number | null;
+  last_failure: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The trained model of a built-in integration, as the library exports it. */
+export interface NlpModelsTable {
+  channel_id: number;
+  version: number;
+  model: string;
+  created_at: number;
 }
 
 export interface EventsTable {
@@ -249,6 +288,8 @@ export interface Database {
   deliveries: DeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
   jobs: JobsTable;
+  nlp_integrations: NlpIntegrationsTable;
+  nlp_models: NlpModelsTable;
   rate_counters: RateCountersTable;
   files: FilesTable;
   chat_sessions: ChatSessionsTable;

@@ -1,3 +1,4 @@
+import { NlpRepo } from './repos/nlp.js';
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import { AccountsRepo, TokensRepo } from './repos/accounts.js';
@@ -38,6 +39,8 @@ export class Repos {
   readonly adminSessions: AdminSessionsRepo;
   readonly setupTokens: AdminSetupTokensRepo;
   readonly signInFailures: SignInFailuresRepo;
+  /** NLP integrations and their trained models. */
+  readonly nlp: NlpRepo;
 
   constructor(readonly db: Kysely<Database>) {
     this.accounts = new AccountsRepo(db);
@@ -55,6 +58,7 @@ export class Repos {
     this.adminSessions = new AdminSessionsRepo(db);
     this.setupTokens = new AdminSetupTokensRepo(db);
     this.signInFailures = new SignInFailuresRepo(db);
+    this.nlp = new NlpRepo(db);
   }
 }
 

@@ -1,6 +1,7 @@
 import type { MessageRow } from '../../store/repos/messages.js';
 import type { WriteUnit } from '../../store/write-unit.js';
 import type { Content } from '../../schemas/content.js';
+import type { NlpField } from '../../schemas/nlp.js';
 import type { Outbox } from '../events/outbox.js';
 import type { Channel } from '../channels/view.js';
 import { eventMessageData, messageView } from '../messages/view.js';
@@ -16,6 +17,8 @@ export interface IncomingMessage {
   externalId: string | null;
   sentAt: number;
   now: number;
+  /** A received text's NLP result, when its channel's engine answered in time. */
+  nlp?: NlpField;
 }
 
 /**
@@ -42,6 +45,7 @@ export function incomingMessageUnit(outbox: Outbox, m: IncomingMessage): { row: 
     read_at: null,
     created_at: m.now,
   };
+  if (m.nlp) row.nlp = JSON.stringify(m.nlp);
   const view = messageView({
     id: m.id,
     direction: m.direction,
@@ -52,6 +56,7 @@ export function incomingMessageUnit(outbox: Outbox, m: IncomingMessage): { row: 
     contact: m.contact,
     content: m.content,
     metadata: m.metadata,
+    nlp: m.nlp,
   });
   const { event, delivery } = outbox.build({
     type: m.direction === 'received' ? 'message_received' : 'message_echo',

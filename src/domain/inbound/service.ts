@@ -15,6 +15,7 @@ import { isChannelType, type ChannelType } from '../../schemas/channel-types.js'
 import { capabilitiesOf } from '../../channel-types/index.js';
 import type { Card, Content } from '../../schemas/content.js';
 import type { EventType } from '../../schemas/events.js';
+import type { NlpField } from '../../schemas/nlp.js';
 import {
   channelContextOf,
   declaresEndpoint,
@@ -49,6 +50,8 @@ export interface InboundServiceDeps {
   publicUrl: string;
   /** Told when an inbound event changed a contact's addressing (the send path caches contacts). */
   onContactChanged(contactId: number): void;
+  /** NLP on received text: the result for the message's `nlp`, or undefined (never throws, bounded by its time budget). */
+  classify?(channelId: number, content: Content): Promise<NlpField | undefined>;
   logger?: Pick<Logger, 'warn' | 'info'>;
 }
 
@@ -85,6 +88,8 @@ function refusal(parsed: Extract<InboundParse, { ok: false }>): ApiError {
 export class InboundService {
   readonly contacts: InboundContacts;
   private readonly sharedNumber: SharedNumberReplies;
+  /** Messages being stored now, by channel and platform id: a repeated callback waits for the first, then finds the message stored. */
+  private readonly storing = new Map<string, Promise<void>>();
 
   constructor(private readonly deps: InboundServiceDeps) {
     this.contacts = new InboundContacts({
@@ -309,11 +314,25 @@ export class InboundService {
   }
 
   private async message(called: Channel, event: Extract<InboundEvent, { kind: 'message' | 'echo' }>, direction: 'received' | 'sent'): Promise<void> {
-    const { store, ids, clock } = this.deps;
     const channel =
       event.kind === 'message'
         ? await this.sharedNumber.channelFor(called, { externalId: event.externalId, to: event.to, phoneNumber: event.user.phoneNumber })
         : called;
+    // The same message delivered twice at once (a platform's retry while the first call still
+    // runs) is stored, and its text classified, once: the second waits, then finds it stored.
+    const key = `${channel.id}:${direction}:${event.externalId}`;
+    for (let earlier = this.storing.get(key); earlier; earlier = this.storing.get(key)) await earlier.catch(() => undefined);
+    const storing = this.storeMessage(channel, event, direction);
+    this.storing.set(key, storing);
+    try {
+      await storing;
+    } finally {
+      if (this.storing.get(key) === storing) this.storing.delete(key);
+    }
+  }
+
+  private async storeMessage(channel: Channel, event: Extract<InboundEvent, { kind: 'message' | 'echo' }>, direction: 'received' | 'sent'): Promise<void> {
+    const { store, ids, clock } = this.deps;
     const contact = await this.contacts.resolve(channel, event.user);
     if (!contact) return;
     const channelId = Number(channel.id);
@@ -330,6 +349,7 @@ export class InboundService {
       { media, channel: channelContextOf(channel), files: this.deps.files, accountId: channel.accountId, channelId, contactId: contact.id },
       (message) => this.deps.logger?.warn({ channel: channel.id, message: event.externalId }, `attachment kept at the platform's URL: ${message}`),
     );
+    const nlp = direction === 'received' ? await this.deps.classify?.(channelId, content) : undefined;
     const now = clock.now();
     const metadata =
       event.kind === 'echo' ? (event.platformMetadata !== undefined ? { platform_metadata: event.platformMetadata } : null) : (event.metadata ?? null);
@@ -343,6 +363,7 @@ export class InboundService {
       externalId: event.externalId,
       sentAt: event.at ?? now,
       now,
+      nlp,
     });
     await this.write(unit);
   }

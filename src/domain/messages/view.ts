@@ -1,6 +1,7 @@
 import { isoTime } from '../../lib/clock.js';
 import type { ChannelType } from '../../schemas/channel-types.js';
 import type { Content, MessageView } from '../../schemas/content.js';
+import type { NlpField } from '../../schemas/nlp.js';
 import type { MessageWithRefs } from '../../store/repos/messages.js';
 
 export interface MessageParts {
@@ -13,6 +14,8 @@ export interface MessageParts {
   contact: { id: number | string; phoneNumber: string | null; userRef: string | null; email?: string | null };
   content: Content;
   metadata: Record<string, unknown> | null | undefined;
+  /** A received text's NLP result. */
+  nlp?: NlpField | null;
 }
 
 /** The message shape of contract.md §3, in its documented key order. */
@@ -32,6 +35,7 @@ export function messageView(p: MessageParts): MessageView {
     content: p.content as MessageView['content'],
   };
   if (p.metadata) view.metadata = p.metadata;
+  if (p.nlp) view.nlp = p.nlp;
   return view;
 }
 
@@ -46,6 +50,7 @@ export function messageViewFromRow(row: MessageWithRefs): MessageView {
     contact: { id: row.contact_id, phoneNumber: row.contact_phone_number, userRef: row.contact_user_ref, email: row.contact_email },
     content: JSON.parse(row.content) as Content,
     metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
+    nlp: row.nlp ? (JSON.parse(row.nlp) as NlpField) : null,
   });
 }
 
@@ -65,5 +70,6 @@ export function eventMessageData(view: MessageView, channelName: string): Record
     content: view.content,
   };
   if (view.metadata !== undefined) data.metadata = view.metadata;
+  if (view.nlp !== undefined) data.nlp = view.nlp;
   return data;
 }

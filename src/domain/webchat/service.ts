@@ -1,3 +1,4 @@
+import type { NlpField } from '../../schemas/nlp.js';
 import type { Store } from '../../store/store.js';
 import type { ContactRow } from '../../store/repos/contacts.js';
 import type { WriteUnit } from '../../store/write-unit.js';
@@ -39,6 +40,8 @@ export interface ChatServiceDeps {
   files: StoredFiles;
   maxUploadBytes: number;
   limits: ChatLimits;
+  /** NLP on received text: the result for the message's `nlp`, or undefined (never throws, bounded by its time budget). */
+  classify?(channelId: number, content: Content): Promise<NlpField | undefined>;
 }
 
 /** An accepted connection: who is chatting, on which channel. */
@@ -231,6 +234,7 @@ export class ChatService {
     const { ids, clock, outbox } = this.deps;
     const channel = await this.channelOf(conn);
     await this.keepUpload(conn, content);
+    const nlp = await this.deps.classify?.(Number(channel.id), content as Content);
     const now = clock.now();
     const { row, unit } = incomingMessageUnit(outbox, {
       id: ids.nextNumber(),
@@ -242,6 +246,7 @@ export class ChatService {
       externalId: null,
       sentAt: now,
       now,
+      nlp,
     });
     const delivery = unit.insert.deliveries?.[0];
     await this.write(unit);

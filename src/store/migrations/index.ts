@@ -11,6 +11,7 @@ import { chatUploadExpiry } from './009_chat_upload_expiry.js';
 import { jobQueue } from './010_job_queue.js';
 import { messageParts } from './011_message_parts.js';
 import { adminUsers } from './012_admin_users.js';
+import { nlp } from './013_nlp.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -29,6 +30,7 @@ export const MIGRATIONS: Migration[] = [
   jobQueue,
   messageParts,
   adminUsers,
+  nlp,
 ];
 
 export const migrationProvider: MigrationProvider = {
