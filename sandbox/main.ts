@@ -74,6 +74,8 @@ async function main(): Promise<void> {
   console.log(`\nAccounts ${restored.length > 0 ? 'restored from' : 'kept in'} ${file.path} (delete it for new ones).`);
   console.log('Server settings for these stand-ins:');
   for (const line of serverSettings(base, made)) console.log(line);
+  // A stand-in whose URL is no server setting (it is given per channel through the API).
+  for (const m of made) if (m.entry.urlUse !== undefined) console.log(`${m.entry.platform}: give ${m.standIn.baseUrl() ?? ''} as ${m.entry.urlUse}.`);
   console.log('Press Ctrl+C to stop.');
 }
 

@@ -3,6 +3,7 @@ import { createAppmsgBusinessMessagesStandIn } from './appmsg_business_messages/
 import { createBotmsgStandIn } from './botmsg/server.js';
 import type { StandIn } from './shared/standin.js';
 import { createMailproviderStandIn } from './mailprovider/server.js';
+import { createNluserverStandIn } from './nluserver/server.js';
 import { createRbmStandIn } from './rbm/server.js';
 import { createSmsproviderStandIn } from './smsprovider/server.js';
 import { createSocialnetChatStandIn } from './socialnet_chat/server.js';
@@ -19,8 +20,13 @@ export interface RunnableStandIn {
 export interface StandInEntry {
   platform: string;
   portOffset: number;
-  /** The server variable that sets this platform's base URL explicitly (it wins over SANDBOX_PORT_BASE). */
-  urlVariable: string;
+  /**
+   * The server variable that sets this platform's base URL explicitly (it wins over SANDBOX_PORT_BASE).
+   * None when the URL is not a server setting but given per channel through the API.
+   */
+  urlVariable?: string;
+  /** For a stand-in without `urlVariable`: where its URL goes instead (printed by `npm run sandbox`). */
+  urlUse?: string;
   create(): RunnableStandIn;
 }
 
@@ -48,4 +54,18 @@ export const STAND_INS: StandInEntry[] = [
     urlVariable: 'APPMSG_BUSINESS_API_URL',
     create: () => plain(createAppmsgBusinessMessagesStandIn()),
   },
+  {
+    platform: 'nluserver',
+    portOffset: 7,
+    urlUse: "the url of a channel's external NLP integration",
+    create: () => {
+      const standIn = createNluserverStandIn();
+      // The server calls an NLP integration's URL through its address guard: a loopback stand-in must be allowed.
+      return { standIn, serverEnv: () => nlpAllowlist(standIn.baseUrl()) };
+    },
+  },
 ];
+
+function nlpAllowlist(baseUrl: string | undefined): Record<string, string> {
+  return baseUrl === undefined ? {} : { NLP_ALLOWLIST: new URL(baseUrl).host };
+}

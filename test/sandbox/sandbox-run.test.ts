@@ -8,7 +8,7 @@ import { loadSettings } from '../../src/config.js';
 import { CONNECTOR_SETTINGS } from '../../src/connectors/registry-defaults.js';
 import { startTestServer } from '../helpers/runtime.js';
 import { startWebhookReceiver } from '../helpers/webhooks.js';
-import { at, get, post } from './helpers/http.js';
+import { at, call, get, post } from './helpers/http.js';
 import { freePortBase, startSandbox } from './helpers/sandbox-process.js';
 
 // `npm run sandbox` (sandbox/main.ts) as a process: moved with SANDBOX_PORT_BASE, its accounts kept
@@ -27,14 +27,18 @@ test('a sandbox started twice on one data folder has the same credentials and ac
   const url = (platform: string) => `http://127.0.0.1:${base + STAND_INS.find((e) => e.platform === platform)!.portOffset}`;
 
   const first = await startSandbox(env);
-  let kept: { app: unknown; sms: unknown; mail: unknown; pageId: string; pageToken: string; botToken: string };
+  let kept: { app: unknown; sms: unknown; mail: unknown; nluModel: unknown; pageId: string; pageToken: string; botToken: string };
   try {
+    const model = await call('PUT', `${url('nluserver')}/_sandbox/model`, { intents: [{ name: 'greet', examples: ['hello'] }] });
+    assert.equal(model.status, 200, JSON.stringify(model.body));
+    await call('PUT', `${url('nluserver')}/_sandbox/token`, { token: 'nlu-token' });
     const page = await post(`${url('socialnet_chat')}/_sandbox/pages`, { name: 'Coffee Shop' });
     const bot = await post(`${url('botmsg')}/_sandbox/bots`, { username: 'coffee_bot' });
     kept = {
       app: (await get(`${url('socialnet_chat')}/_sandbox/app`)).body,
       sms: (await get(`${url('smsprovider')}/_sandbox/account`)).body,
       mail: (await get(`${url('mailprovider')}/_sandbox/account`)).body,
+      nluModel: model.body.model,
       pageId: String(at(page.body, 'page', 'id')),
       pageToken: String(page.body.access_token),
       botToken: String(bot.body.token),
@@ -58,6 +62,9 @@ test('a sandbox started twice on one data folder has the same credentials and ac
     assert.equal(me.body.id, kept.pageId, JSON.stringify(me.body));
     const getMe = await get(`${url('botmsg')}/bot${kept.botToken}/getMe`);
     assert.equal(at(getMe.body, 'result', 'username'), 'coffee_bot');
+    assert.deepEqual((await get(`${url('nluserver')}/_sandbox/model`)).body.model, kept.nluModel);
+    const parsed = await post(`${url('nluserver')}/model/parse?token=nlu-token`, { text: 'hello' });
+    assert.equal(at(parsed.body, 'intent', 'name'), 'greet', JSON.stringify(parsed.body));
   } finally {
     assert.equal(await second.stop(), 0, second.output());
   }
@@ -71,8 +78,21 @@ test('SANDBOX_PORT_BASE alone points the server at every moved stand-in; its cha
   let sandbox = await startSandbox(env);
   t.after(() => sandbox.stop());
 
-  // The server gets exactly what the sandbox printed: the port base and the app it runs as.
-  assert.deepEqual(Object.keys(sandbox.settings).sort(), ['SANDBOX_PORT_BASE', 'SOCIALNET_APP_ID', 'SOCIALNET_APP_SECRET', 'SOCIALNET_VERIFY_TOKEN']);
+  // The server gets exactly what the sandbox printed: the port base, the app it runs as, and the
+  // NLU stand-in's address let through the guard of NLP calls (its URL is given per channel).
+  assert.deepEqual(Object.keys(sandbox.settings).sort(), [
+    'NLP_ALLOWLIST',
+    'SANDBOX_PORT_BASE',
+    'SOCIALNET_APP_ID',
+    'SOCIALNET_APP_SECRET',
+    'SOCIALNET_VERIFY_TOKEN',
+  ]);
+  const nlu = STAND_INS.find((e) => e.platform === 'nluserver')!;
+  assert.equal(sandbox.settings.NLP_ALLOWLIST, `127.0.0.1:${base + nlu.portOffset}`);
+  assert.match(
+    sandbox.output(),
+    new RegExp(`nluserver: give http://127\\.0\\.0\\.1:${base + nlu.portOffset} as the url of a channel's external NLP integration`),
+  );
   const s = await startTestServer('sqlite', { workers: true, env: sandbox.settings });
   t.after(() => s.close());
   const p = loadSettings(s.runtime.config, CONNECTOR_SETTINGS);
@@ -80,7 +100,7 @@ test('SANDBOX_PORT_BASE alone points the server at every moved stand-in; its cha
   const reached = await Promise.all(urls.map(async (u) => (await get(`${u}/_sandbox`)).body.platform));
   assert.deepEqual(
     reached,
-    STAND_INS.map((e) => e.platform),
+    STAND_INS.filter((e) => e.urlVariable !== undefined).map((e) => e.platform),
   );
 
   // Channels whose credentials are checked with the platforms when they are made.
