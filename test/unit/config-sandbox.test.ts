@@ -23,15 +23,18 @@ function urlsByVariable(c: Config): Record<string, string> {
   };
 }
 
+/** The stand-ins of platforms whose URL is a server setting (the NLU server's URL is given per NLP integration). */
+const PLATFORMS = STAND_INS.flatMap((entry) => (entry.urlVariable ? [{ ...entry, urlVariable: entry.urlVariable }] : []));
+
 test('without settings every platform URL is its stand-in on the ports `npm run sandbox` uses by default', () => {
   const urls = urlsByVariable(loadConfig({ DATA_DIR: dataDir() }));
-  assert.equal(STAND_INS.length, Object.keys(urls).length);
-  for (const entry of STAND_INS) assert.equal(urls[entry.urlVariable], `http://127.0.0.1:${9101 + entry.portOffset}`, entry.platform);
+  assert.equal(PLATFORMS.length, Object.keys(urls).length);
+  for (const entry of PLATFORMS) assert.equal(urls[entry.urlVariable], `http://127.0.0.1:${9101 + entry.portOffset}`, entry.platform);
 });
 
 test('SANDBOX_PORT_BASE alone moves every platform URL to the stand-ins on the moved ports', () => {
   const urls = urlsByVariable(loadConfig({ DATA_DIR: dataDir(), SANDBOX_PORT_BASE: '9200' }));
-  for (const entry of STAND_INS) assert.equal(urls[entry.urlVariable], `http://127.0.0.1:${9200 + entry.portOffset}`, entry.platform);
+  for (const entry of PLATFORMS) assert.equal(urls[entry.urlVariable], `http://127.0.0.1:${9200 + entry.portOffset}`, entry.platform);
 });
 
 test('an explicit platform URL wins over SANDBOX_PORT_BASE; the others still follow it', () => {
@@ -42,12 +45,13 @@ test('an explicit platform URL wins over SANDBOX_PORT_BASE; the others still fol
 });
 
 test('a SANDBOX_PORT_BASE that is not a port, or leaves no room for the last stand-in, stops the start naming it', () => {
-  for (const value of ['x', '0', '-5', '9101.5', '65530']) {
+  for (const value of ['x', '0', '-5', '9101.5', '65529']) {
     assert.throws(
       () => loadConfig({ DATA_DIR: dataDir(), SANDBOX_PORT_BASE: value }),
       (e: unknown) => e instanceof ConfigError && /SANDBOX_PORT_BASE/.test(e.message),
       value,
     );
   }
-  assert.equal(urlsByVariable(loadConfig({ DATA_DIR: dataDir(), SANDBOX_PORT_BASE: '65529' })).APPMSG_BUSINESS_API_URL, 'http://127.0.0.1:65535');
+  // The last stand-in (the NLU server, base + 7) takes the last port.
+  assert.equal(urlsByVariable(loadConfig({ DATA_DIR: dataDir(), SANDBOX_PORT_BASE: '65528' })).APPMSG_BUSINESS_API_URL, 'http://127.0.0.1:65534');
 });
