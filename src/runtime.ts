@@ -71,6 +71,7 @@ import { nlpTrainingJob } from './domain/nlp/training-job.js';
 import type { NlpProcessStats } from './domain/nlp/stats.js';
 import { nlpRoutes } from './api/routes/nlp.js';
 import type { Content } from './schemas/content.js';
+import type { NlpTrainingData } from './schemas/nlp.js';
 import { BUILTIN_LANGUAGES } from './nlp/builtin/languages.js';
 import { loadBuiltinEngine } from './nlp/builtin/classifier.js';
 import { trainModel } from './nlp/builtin/trainer.js';
@@ -93,6 +94,8 @@ export interface RuntimeOptions {
   extraRoutes?: RoutePlugin[];
   /** Where the built administration app is (default dist/web/admin; tests give their own). */
   adminAppDir?: string;
+  /** Replaces the built-in NLP engine's training (tests hold it back to see the model in use serve meanwhile). */
+  trainNlpModel?: (data: NlpTrainingData) => Promise<string>;
 }
 
 export interface Runtime {
@@ -362,7 +365,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     nlpTrainingJob({
       store,
       clock,
-      train: (data) => trainModel(data, { timeoutMs: config.nlp.trainingTimeoutMs }),
+      train: options.trainNlpModel ?? ((data) => trainModel(data, { timeoutMs: config.nlp.trainingTimeoutMs })),
       changed: (id) => classifier.forget(id),
       logger: logger.child({ worker: 'nlp-training' }),
     }),

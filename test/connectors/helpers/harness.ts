@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../../../src/lib/clock.js';
 import type { Dialect } from '../../helpers/databases.js';
-import { startTestServer, type TestServer } from '../../helpers/runtime.js';
+import { startTestServer, type TestServer, type TestServerOptions } from '../../helpers/runtime.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhooks.js';
 import { createSocialnetChatStandIn } from '../../../sandbox/socialnet_chat/server.js';
 import { createBotmsgStandIn } from '../../../sandbox/botmsg/server.js';
@@ -122,7 +122,7 @@ export interface Harness {
 
 const control = (base: string) => (path: string, body?: unknown) => http(body === undefined ? 'GET' : 'POST', `${base}/_sandbox${path}`, body);
 
-export async function startHarness(dialect: Dialect, env: Record<string, string> = {}): Promise<Harness> {
+export async function startHarness(dialect: Dialect, env: Record<string, string> = {}, options: Omit<TestServerOptions, 'env'> = {}): Promise<Harness> {
   const clock = new OffsetClock();
   const sn = createSocialnetChatStandIn({ appId: APP_ID, appSecret: APP_SECRET, now: () => clock.now() });
   const snBase = await sn.listen(0);
@@ -132,6 +132,7 @@ export async function startHarness(dialect: Dialect, env: Record<string, string>
   const smsBase = await sms.listen(0);
   const media = await startMediaServer();
   const s = await startTestServer(dialect, {
+    ...options,
     clock,
     workers: true,
     env: {
