@@ -7,6 +7,7 @@ import { startHarness, SECRET_HEADER, type Harness, type JsonAnswer, http } from
 import { createNluserverStandIn } from '../../sandbox/nluserver/server.js';
 import type { StandIn } from '../../sandbox/shared/standin.js';
 import { trainModel } from '../../src/nlp/builtin/trainer.js';
+import { openChat } from '../chat/helpers/chat-clients.js';
 
 // NLP on received text, end to end: a user writes to a bot (the botmsg stand-in), the service
 // classifies the text with the channel's integration and the message_received webhook, Get Message
@@ -257,6 +258,28 @@ for (const { dialect, skip, test } of await dialects()) {
       assert.equal((await h.s.api.get(`/v1/channels/${c.channelId}/nlp`)).body.training.status, 'ready');
       const after = await write(c, 'bye, see you soon');
       assert.equal(after.event.data.nlp.intents[0].id, 'goodbye');
+    });
+
+    test('service_chat: a message from the web chat carries nlp in its event, and is acknowledged without it', async () => {
+      const hook = await h.receiver();
+      const made = await h.s.api.post('/v1/channels', { type: 'service_chat', name: 'Web chat', webhook: { url: hook.url } });
+      assert.equal(made.status, 201, made.text);
+      hook.secret = made.body.webhook.secret;
+      const page = 'https://shop.example.com';
+      assert.equal((await h.s.api.patch(`/v1/channels/${made.body.id}/settings`, { domains_whitelist: [page] })).status, 200);
+      await h.s.api.request('PUT', `/v1/channels/${made.body.id}/nlp`, { kind: 'external', url: nluUrl, auth_token: 'nlu-token' });
+      const { client } = await openChat(h.s.origin, { channelId: made.body.id, origin: page });
+      try {
+        const ack = await client.request('message_client', { content: { type: 'text', payload: 'one coffee please' } });
+        assert.equal(ack.content.payload, 'one coffee please');
+        assert.equal(ack.nlp, undefined, 'the end user is not shown the classification');
+        const event = await hook.waitFor('message_received');
+        assert.equal(event.data.nlp.intents[0].id, 'order_drink');
+        const got = await h.s.api.get(`/v1/messages/${event.data.id}`);
+        assert.deepEqual(got.body.nlp, event.data.nlp);
+      } finally {
+        client.close();
+      }
     });
 
     test('an integration removed: received messages carry no nlp', async () => {
