@@ -165,16 +165,21 @@ describe('The OpenAPI document', () => {
     assert.deepEqual(beyond.sort(), [
       'checkLiveness',
       'checkReadiness',
+      'deleteNlpIntegration',
       'getCapabilities',
       'getFile',
       'getMessage',
+      'getNlpIntegration',
       'inviteTester',
       'listTesters',
       'listWebhookDeliveries',
+      'parseWithNlpIntegration',
+      'putNlpIntegration',
       'redeliverWebhookDelivery',
       'removeTester',
+      'updateNlpIntegration',
     ]);
-    for (const tag of ['Webhooks', 'Files', 'Operations']) {
+    for (const tag of ['Webhooks', 'Files', 'Operations', 'NLP']) {
       assert.match(document.tags.find((t: Json) => t.name === tag).description, /^Beyond the specification/);
     }
   });
