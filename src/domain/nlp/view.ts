@@ -16,9 +16,26 @@ export function externalConfigOf(row: Pick<NlpIntegrationRow, 'kind' | 'config'>
 
 /** The integration as the API shows it: the auth token never, only whether one is set. */
 export function integrationView(row: NlpIntegrationRow, defaultBudgetMs: number): NlpIntegrationView {
-  const view: NlpIntegrationView = {
+  const data = trainingDataOf(row);
+  const external = externalConfigOf(row);
+  return {
     channel: { id: String(row.channel_id) },
     kind: row.kind as NlpKind,
+    ...(data
+      ? {
+          languages: data.languages,
+          intents: data.intents,
+          entities: data.entities ?? [],
+          training: {
+            status: (row.training_status ?? 'queued') as NlpTrainingStatus,
+            version: row.training_version,
+            model_version: row.model_version,
+            error: row.training_error,
+            trained: row.trained_at === null ? null : isoTime(Number(row.trained_at)),
+          },
+        }
+      : {}),
+    ...(external ? { url: external.url, auth_token_set: row.secret !== null } : {}),
     time_budget_ms: row.time_budget_ms ?? defaultBudgetMs,
     stats: {
       classified: Number(row.classified),
@@ -29,23 +46,4 @@ export function integrationView(row: NlpIntegrationRow, defaultBudgetMs: number)
     created: isoTime(row.created_at),
     updated: isoTime(row.updated_at),
   };
-  const data = trainingDataOf(row);
-  if (data) {
-    view.languages = data.languages;
-    view.intents = data.intents;
-    view.entities = data.entities ?? [];
-    view.training = {
-      status: (row.training_status ?? 'queued') as NlpTrainingStatus,
-      version: row.training_version,
-      model_version: row.model_version,
-      error: row.training_error,
-      trained: row.trained_at === null ? null : isoTime(Number(row.trained_at)),
-    };
-  }
-  const external = externalConfigOf(row);
-  if (external) {
-    view.url = external.url;
-    view.auth_token_set = row.secret !== null;
-  }
-  return view;
 }
