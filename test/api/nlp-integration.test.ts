@@ -136,6 +136,7 @@ for (const { dialect, skip, test } of await dialects()) {
       assertInvalid(await put(id, { ...base, languages: ['en', 'es'], intents: [intent(0)] }), 'languages[1]');
       assertInvalid(await put(id, { ...base, intents: [{ id: 'a', utterances: { es: ['hola'] } }] }), 'intents[0].utterances.es');
       assertInvalid(await put(id, { ...base, intents: [intent(0), intent(0)] }), 'intents[1].id');
+      assertInvalid(await put(id, { ...base, intents: [{ id: 'None', utterances: { en: ['x'] } }] }), 'intents[0].id');
       assertInvalid(await put(id, { ...base, intents: [{ id: 'bad id', utterances: { en: ['x'] } }] }), 'intents[0].id');
       assertInvalid(await put(id, { ...base, intents: [] }), 'intents');
       assertInvalid(await put(id, { ...base, intents: [intent(0, ['   '])] }), 'intents[0].utterances.en[0]');

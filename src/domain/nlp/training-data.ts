@@ -1,6 +1,8 @@
 import { ApiError } from '../../lib/errors.js';
 import { NLP_LIMITS, type NlpTrainingData } from '../../schemas/nlp.js';
 
+const RESERVED_INTENT = 'None';
+
 /**
  * The rules of a built-in integration's training data that a schema cannot say: every language is
  * one the engine has, every phrase is in one of the integration's languages, ids are unique, and
@@ -21,6 +23,9 @@ export function checkTrainingData(data: NlpTrainingData, supported: readonly str
   const perLanguage = new Map<string, number>();
   let total = 0;
   const intents = data.intents.map((intent, i) => {
+    // The engine answers this name when nothing matched.
+    if (intent.id === RESERVED_INTENT)
+      throw ApiError.invalid(`intents[${i}].id`, intent.id, `Intent '${RESERVED_INTENT}' is reserved: the engine answers it when no intent matches.`);
     if (seenIntents.has(intent.id)) throw ApiError.invalid(`intents[${i}].id`, intent.id, `Intent '${intent.id}' is given twice.`);
     seenIntents.add(intent.id);
     const utterances: Record<string, string[]> = {};

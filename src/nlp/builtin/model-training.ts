@@ -36,5 +36,6 @@ export async function trainInThread(data: NlpTrainingData): Promise<string> {
     }
   }
   await nlp.train();
-  return nlp.export(false);
+  // Compact: the model is kept in the store and read by every instance.
+  return nlp.export(true);
 }
