@@ -282,6 +282,17 @@ for (const { dialect, skip, test } of await dialects()) {
       }
     });
 
+    test('socialnet_chat: a page message carries nlp as well', async () => {
+      const page = await h.connectPage('NLP page');
+      await h.s.api.request('PUT', `/v1/channels/${page.channelId}/nlp`, { kind: 'external', url: nluUrl, auth_token: 'nlu-token' });
+      const user = await h.snSandbox(`/pages/${page.pageId}/users`, { first_name: 'Jana' });
+      assert.equal(user.status, 201, user.text);
+      const answer = await h.snSandbox(`/pages/${page.pageId}/users/${user.body.user.psid}/messages`, { text: 'hi there' });
+      assert.equal(answer.body.webhook?.status, 200, answer.text);
+      const event = await page.hook.waitFor('message_received', (e) => e.data.content.payload === 'hi there');
+      assert.equal(event.data.nlp.intents[0].id, 'greet');
+    });
+
     test('an integration removed: received messages carry no nlp', async () => {
       const c = await chat('removed');
       await h.s.api.request('PUT', `/v1/channels/${c.channelId}/nlp`, { kind: 'external', url: nluUrl, auth_token: 'nlu-token' });
