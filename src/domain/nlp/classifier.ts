@@ -3,7 +3,7 @@ import type { NlpIntegrationHead } from '../../store/repos/nlp.js';
 import type { SecretBox } from '../../lib/crypto.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Content } from '../../schemas/content.js';
-import type { NlpField } from '../../schemas/nlp.js';
+import { NLP_LIMITS, type NlpField } from '../../schemas/nlp.js';
 import type { NlpEngine, NlpOutcome } from '../../nlp/engine.js';
 import { externalConfigOf } from './view.js';
 import { NlpStats } from './stats.js';
@@ -57,6 +57,9 @@ const LOG_EVERY_MS = 10_000;
  */
 export class ReceivedTextClassifier {
   private readonly entries = new Map<number, Entry>();
+  private readonly reading = new Map<number, Promise<Entry>>();
+  /** Raised by every forget: a read that started before it is used once, not kept. */
+  private epoch = 0;
   private readonly lastLogged = new Map<number, number>();
   readonly stats: NlpStats;
 
@@ -69,7 +72,9 @@ export class ReceivedTextClassifier {
   }
 
   forget(channelId: number): void {
+    this.epoch++;
     this.entries.delete(channelId);
+    this.reading.delete(channelId);
   }
 
   flushStats(): Promise<void> {
@@ -87,7 +92,9 @@ export class ReceivedTextClassifier {
     try {
       const entry = await this.entry(channelId);
       if (!entry.head) return undefined;
-      outcome = await this.run(entry, content.payload, started);
+      // A long text (an e-mail) is classified by its start, as a try through the API may be: the
+      // built-in engine runs on the event loop, and intents are about what a message opens with.
+      outcome = await this.run(entry, content.payload.slice(0, NLP_LIMITS.parseTextLength), started);
     } catch (error) {
       outcome = { ok: false, reason: 'failed', message: `The NLP integration could not be read: ${error instanceof Error ? error.message : String(error)}` };
     }
@@ -144,11 +151,22 @@ export class ReceivedTextClassifier {
     );
   }
 
-  /** What is known of the channel's integration, read again after `cacheMs`. */
-  private async entry(channelId: number): Promise<Entry> {
-    const now = this.deps.now();
+  /** What is known of the channel's integration, read again after `cacheMs`; messages that find it stale at once share one read. */
+  private entry(channelId: number): Promise<Entry> {
     const held = this.entries.get(channelId);
-    if (held && held.expires > now) return held;
+    if (held && held.expires > this.deps.now()) return Promise.resolve(held);
+    const pending = this.reading.get(channelId);
+    if (pending) return pending;
+    const reading = this.read(channelId, held).finally(() => {
+      if (this.reading.get(channelId) === reading) this.reading.delete(channelId);
+    });
+    this.reading.set(channelId, reading);
+    return reading;
+  }
+
+  private async read(channelId: number, held: Entry | undefined): Promise<Entry> {
+    const now = this.deps.now();
+    const epoch = this.epoch;
     const head = (await this.deps.store.nlp.head(channelId)) ?? null;
     const key = head === null ? '' : head.kind === 'builtin' ? `builtin:${head.model_version}` : `external:${head.config}:${head.secret}`;
     const entry: Entry =
@@ -156,7 +174,7 @@ export class ReceivedTextClassifier {
         ? { ...held, head, expires: now + this.deps.cacheMs }
         : { head, key, expires: now + this.deps.cacheMs, engine: this.engineFor(channelId, head) };
     if (this.entries.size > 10_000) this.entries.clear();
-    if (this.deps.cacheMs > 0) this.entries.set(channelId, entry);
+    if (this.deps.cacheMs > 0 && epoch === this.epoch) this.entries.set(channelId, entry);
     // A model that cannot be loaded is not kept: the next message tries again.
     entry.engine?.catch(() => {
       if (this.entries.get(channelId) === entry) this.entries.delete(channelId);
