@@ -107,7 +107,7 @@ test('an engine that throws or fails is counted and never throws; a store that f
 
 test('messages that find the integration unknown at once share one read; a change during a read is not hidden by it', async () => {
   let release!: () => void;
-  let current: NlpIntegrationHead | undefined;
+  let current: NlpIntegrationHead | undefined = undefined;
   const { classifier, reads } = setUp({ parse: async () => ANSWER }, async () => {
     // What the database had when the read began, answered when the test lets it.
     const seen = current;
