@@ -200,6 +200,28 @@ export async function seedAccount(): Promise<SeededAccount> {
     200,
   );
   await api.patch(`/v1/channels/${channels.site}/settings`, { domains_whitelist: ['https://cornercafe.example', 'http://localhost:3000'] });
+  // The web chat's visitors write in English and Spanish: a built-in NLP integration tells orders from hours.
+  const nlp = await api.request('PUT', `/v1/channels/${channels.site}/nlp`, {
+    kind: 'builtin',
+    languages: ['en', 'es'],
+    intents: [
+      {
+        id: 'order_ahead',
+        utterances: {
+          en: ['can I order a latte for pick-up', 'I would like to order ahead', 'two cappuccinos to take away please'],
+          es: ['quiero pedir un café para llevar', 'puedo encargar un pedido', 'dos capuchinos para llevar por favor'],
+        },
+      },
+      {
+        id: 'opening_hours',
+        utterances: {
+          en: ['when do you open', 'are you open on sunday', 'what time do you close'],
+          es: ['a qué hora abrís', 'abrís el domingo', 'a qué hora cerráis'],
+        },
+      },
+    ],
+  });
+  assert.equal(nlp.status, 201, nlp.text);
   await api.patch(`/v1/channels/${channels.page}/settings`, {
     get_started_button: { payload: 'GET_STARTED' },
     menu: [

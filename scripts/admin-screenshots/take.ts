@@ -115,6 +115,14 @@ export async function takeAdminScreenshots(outDir: string): Promise<string[]> {
       await shot(p, name, tab !== 'trial');
     }
 
+    // The web chat's NLP tab, its model trained, a phrase tried.
+    await owner.goto(`/admin/channels/${channels.site}/nlp`);
+    await p.locator('.tab-panel').getByText('Ready', { exact: true }).first().waitFor({ timeout: 60_000 });
+    await p.getByRole('textbox', { name: 'Phrase', exact: true }).fill('¿Abrís mañana por la mañana?');
+    await p.getByRole('button', { name: 'Classify' }).click();
+    await p.getByRole('list', { name: 'Intents, most likely first' }).waitFor();
+    await shot(p, 'channel-nlp');
+
     await owner.goto('/admin/api-settings');
     await p.getByRole('row', { name: /Analytics export/ }).waitFor();
     await shot(p, 'api-settings');
