@@ -1,13 +1,12 @@
-import { useState } from 'react';
-import { messageOf } from '../../api';
 import { Button, TextField } from '../../ui';
-import { fieldsOf, type Notice } from '../bits';
-import { builtinDraftOf, builtinInputOf, errorsElsewhere, errorUnder, sameBuiltin } from './draft';
+import type { Notice } from '../bits';
+import { builtinDraftOf, builtinInputOf, errorUnder, sameBuiltin } from './draft';
 import { IntentsEditor } from './IntentsEditor';
 import { LanguagePicker } from './LanguagePicker';
 import { nlpApi } from './nlp-api';
 import type { NlpView } from './types';
 import { useDraft } from './use-draft';
+import { useSave } from './use-save';
 
 /** The fields this form shows errors at; the API's other errors go to the status line. */
 const SHOWN = ['languages', 'intents', 'entities', 'time_budget_ms'] as const;
@@ -35,38 +34,15 @@ export function BuiltinForm({
   notify: (notice: Notice) => void;
 }) {
   const { draft, setDraft, dirty, reset } = useDraft(() => builtinDraftOf(view), savedKeyOf(view), sameBuiltin);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [busy, setBusy] = useState(false);
-
-  const refuse = (fields: Record<string, string>, fallback: string) => {
-    setErrors(fields);
-    const elsewhere = errorsElsewhere(fields, SHOWN);
-    const placed = Object.keys(fields).length - elsewhere.length;
-    notify({
-      tone: 'error',
-      text:
-        elsewhere[0] ?? (placed > 0 ? `Not saved: ${placed === 1 ? 'one field breaks a rule' : `${placed} fields break a rule`} (marked below).` : fallback),
-    });
-  };
-
-  const save = async () => {
-    const checked = builtinInputOf(draft);
-    if (!checked.ok) {
-      refuse(checked.errors, 'Not saved.');
-      return;
-    }
-    setBusy(true);
-    try {
-      const saved = await nlpApi.put(channelId, checked.value);
-      setErrors({});
-      reset(builtinDraftOf(saved));
-      onSaved(saved, view === null);
-    } catch (error) {
-      refuse(fieldsOf(error), messageOf(error));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { errors, busy, save } = useSave({
+    view,
+    shown: SHOWN,
+    notify,
+    onSaved,
+    check: () => builtinInputOf(draft),
+    send: (body) => nlpApi.put(channelId, body),
+    saved: (saved) => reset(builtinDraftOf(saved)),
+  });
 
   return (
     <div className="ch-form nlp-form" role="group" aria-label="Built-in engine training data">

@@ -1,12 +1,11 @@
-import { useState } from 'react';
 import { Form } from 'react-aria-components';
-import { messageOf } from '../../api';
 import { Button, TextField } from '../../ui';
-import { fieldsOf, type Notice } from '../bits';
-import { errorsElsewhere, errorUnder, externalDraftOf, externalInputOf, externalPatchOf, sameExternal } from './draft';
+import type { Notice } from '../bits';
+import { errorUnder, externalDraftOf, externalInputOf, externalPatchOf, sameExternal } from './draft';
 import { nlpApi } from './nlp-api';
-import type { NlpView } from './types';
+import type { ExternalInput, NlpPatch, NlpView } from './types';
 import { useDraft } from './use-draft';
+import { useSave } from './use-save';
 
 const SHOWN = ['url', 'auth_token', 'time_budget_ms'] as const;
 
@@ -31,35 +30,16 @@ export function ExternalForm({
   notify: (notice: Notice) => void;
 }) {
   const { draft, setDraft, dirty, reset } = useDraft(() => externalDraftOf(view), savedKeyOf(view), sameExternal);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [busy, setBusy] = useState(false);
-
-  const refuse = (fields: Record<string, string>, fallback: string) => {
-    setErrors(fields);
-    const elsewhere = errorsElsewhere(fields, SHOWN);
-    notify({ tone: 'error', text: elsewhere[0] ?? (Object.keys(fields).length > 0 ? 'Not saved: see the marked fields.' : fallback) });
-  };
-
-  const save = async () => {
+  const { errors, busy, save } = useSave<ExternalInput | NlpPatch>({
+    view,
+    shown: SHOWN,
+    notify,
+    onSaved,
     // A saved integration gets only its changes; a new one the whole input.
-    const checked = view ? externalPatchOf(draft, view) : externalInputOf(draft);
-    if (!checked.ok) {
-      refuse(checked.errors, 'Not saved.');
-      return;
-    }
-    const body = checked.value;
-    setBusy(true);
-    try {
-      const saved = 'kind' in body ? await nlpApi.put(channelId, body) : await nlpApi.patch(channelId, body);
-      setErrors({});
-      reset(externalDraftOf(saved));
-      onSaved(saved, view === null);
-    } catch (error) {
-      refuse(fieldsOf(error), messageOf(error));
-    } finally {
-      setBusy(false);
-    }
-  };
+    check: () => (view ? externalPatchOf(draft, view) : externalInputOf(draft)),
+    send: (body) => ('kind' in body ? nlpApi.put(channelId, body) : nlpApi.patch(channelId, body)),
+    saved: (saved) => reset(externalDraftOf(saved)),
+  });
 
   const tokenError = errorUnder(errors, 'auth_token');
   return (
