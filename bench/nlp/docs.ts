@@ -1,5 +1,4 @@
 /** The "NLP on received text" section of docs/benchmarks.md, written from the results of bench/nlp/run.ts. */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 const name = (d: string) => (d === 'sqlite' ? 'SQLite' : 'PostgreSQL');
 const pct = (share: number) => `${Math.round(share * 1000) / 10}%`;
@@ -93,18 +92,4 @@ export function docsSection(results: Record<string, any>): string {
     'the measurement, which raises every latency.',
     '',
   ].join('\n');
-}
-
-const BEGIN = '<!-- bench:nlp:begin -->';
-const END = '<!-- bench:nlp:end -->';
-
-/** Replaces (or appends) the section between its markers, leaving the other sections as they are. */
-export function writeDocs(section: string): void {
-  const path = 'docs/benchmarks.md';
-  const current = existsSync(path) ? readFileSync(path, 'utf8') : '# Benchmarks\n';
-  const block = `${BEGIN}\n${section.trimEnd()}\n${END}`;
-  const start = current.indexOf(BEGIN);
-  const end = current.indexOf(END);
-  const next = start !== -1 && end > start ? current.slice(0, start) + block + current.slice(end + END.length) : `${current.trimEnd()}\n\n${block}\n`;
-  writeFileSync(path, next.endsWith('\n') ? next : `${next}\n`);
 }

@@ -11,6 +11,7 @@
 import type { Pool } from 'undici';
 import type { HeldOutPhrase } from './model.js';
 import { arrivalKey, type EventReceiver } from './receiver.js';
+import { percentile } from '../shared/process.js';
 
 export interface ChannelTarget {
   /** The receiver's path of its webhook: 'a' or 'b'. */
@@ -77,11 +78,6 @@ interface Sent {
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
 
 export function summary(values: number[]): LatencySummary {
   const sorted = [...values].sort((x, y) => x - y);

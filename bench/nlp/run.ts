@@ -11,8 +11,7 @@
  * --only sqlite|postgres, --no-docs, --docs-only. BENCH_SERVER_NODE_ARGS passes flags to the
  * service's process (e.g. "--cpu-prof --cpu-prof-dir=.tmp/prof").
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import type { ChildProcess } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -21,7 +20,8 @@ import { createTestDatabase, postgresAvailable, type Dialect } from '../../test/
 import { EventReceiver } from './receiver.js';
 import { BotmsgLoad, type ChannelTarget, type LatencySummary } from './load.js';
 import { HELD_OUT, MODEL_SIZE, type HeldOutPhrase } from './model.js';
-import { docsSection, writeDocs } from './docs.js';
+import { docsSection } from './docs.js';
+import { cpuMs, SERVER_NODE_ARGS, startBenchProcess, writeDocsSection } from '../shared/process.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -49,37 +49,6 @@ interface ServerInfo {
   channels: { a: Omit<ChannelTarget, 'name'>; b: Omit<ChannelTarget, 'name'> };
 }
 
-/** Starts bench/nlp/server.ts and reads its ready line; `stop` sends SIGTERM and returns its closing line. */
-async function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; info: ServerInfo; stop: () => Promise<Record<string, unknown>> }> {
-  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a.length > 0);
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'bench/nlp/server.ts'], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-  const first = await lines.next();
-  if (first.done) throw new Error('benchmark server exited before it was ready');
-  return {
-    child,
-    info: JSON.parse(first.value) as ServerInfo,
-    stop: async () => {
-      child.kill('SIGTERM');
-      const last = await lines.next();
-      return last.done ? {} : (JSON.parse(last.value) as Record<string, unknown>);
-    },
-  };
-}
-
-/** CPU time a process has used so far (user + system, Linux), in ms. */
-function cpuMs(pid: number | undefined): number | null {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return null;
-  }
-}
-
 /** The held-out phrases in a fixed shuffled order (a small seeded generator: every run sends the same sequence). */
 function shuffled(phrases: readonly HeldOutPhrase[]): HeldOutPhrase[] {
   const out = [...phrases];
@@ -104,7 +73,11 @@ async function measure(dialect: Dialect): Promise<Record<string, unknown>> {
   /** The service's process until it was stopped: a run that failed midway ends it. */
   let running: ChildProcess | undefined;
   try {
-    const server = await startServer({ BENCH_DATABASE_URL: db.url, BENCH_DATA_DIR: db.dataDir, BENCH_RECEIVER_URL: receiverUrl });
+    const server = await startBenchProcess<ServerInfo>(
+      'bench/nlp/server.ts',
+      { BENCH_DATABASE_URL: db.url, BENCH_DATA_DIR: db.dataDir, BENCH_RECEIVER_URL: receiverUrl },
+      SERVER_NODE_ARGS,
+    );
     running = server.child;
     const { info } = server;
     const pool = new Pool(`http://127.0.0.1:${info.port}`, { connections: 64, pipelining: 1, keepAliveTimeout: 30_000 });
@@ -154,7 +127,7 @@ async function measure(dialect: Dialect): Promise<Record<string, unknown>> {
 }
 
 if (args['docs-only']) {
-  writeDocs(docsSection(JSON.parse(readFileSync(RESULTS, 'utf8')) as Record<string, any>));
+  writeDocsSection('nlp', docsSection(JSON.parse(readFileSync(RESULTS, 'utf8')) as Record<string, any>));
   process.exit(0);
 }
 
@@ -196,5 +169,5 @@ for (const dialect of stores) {
 }
 mkdirSync('bench/results', { recursive: true });
 writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
-if (!args['no-docs'] && !args.only) writeDocs(docsSection(results));
+if (!args['no-docs'] && !args.only) writeDocsSection('nlp', docsSection(results));
 process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);

@@ -19,14 +19,13 @@
  * --no-docs, --docs-only. BENCH_SERVER_NODE_ARGS passes flags to the service's process
  * (e.g. "--cpu-prof --cpu-prof-dir=.tmp/prof").
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { createTestDatabase, postgresAvailable, type Dialect } from '../../test/helpers/databases.js';
+import { cpuMs, percentile, SERVER_NODE_ARGS, startBenchProcess, writeDocsSection } from '../shared/process.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -51,47 +50,6 @@ const DRAIN_TIMEOUT_MS = 90_000;
 const TARGETS = { drainPerSecond: 2000, p99LagMs: 200 };
 
 const SMS_KEY = `live_bench${randomBytes(8).toString('hex')}`;
-
-interface Started {
-  child: ChildProcess;
-  info: Record<string, unknown>;
-  stop: () => Promise<Record<string, unknown>>;
-}
-
-/** Starts a script of this folder, reads its ready line; `stop` sends SIGTERM and returns its closing line. */
-async function startProcess(script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Started> {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', `bench/send-worker/${script}`], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-  const first = await lines.next();
-  if (first.done) throw new Error(`${script} exited before it was ready`);
-  return {
-    child,
-    info: JSON.parse(first.value) as Record<string, unknown>,
-    stop: async () => {
-      child.kill('SIGTERM');
-      const last = await lines.next();
-      return last.done ? {} : (JSON.parse(last.value) as Record<string, unknown>);
-    },
-  };
-}
-
-/** CPU time a process has used so far (user + system, Linux), in ms. */
-function cpuMs(pid: number | undefined): number | null {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return null;
-  }
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
@@ -163,14 +121,13 @@ const serverEnv = (standIn: StandIn, db: { url: string; dataDir: string }) => ({
   SMSPROVIDER_API_URL: standIn.url,
   BENCH_SMS_KEY: SMS_KEY,
 });
-const serverNodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a.length > 0);
 
 async function drain(dialect: Dialect, standIn: StandIn): Promise<Record<string, unknown>> {
   const loadAverage = round2(loadavg()[0]!);
   const db = await createTestDatabase(dialect);
   await standIn.reset();
   try {
-    const server = await startProcess('server.ts', { ...serverEnv(standIn, db), BENCH_BACKLOG: String(BACKLOG) }, serverNodeArgs);
+    const server = await startBenchProcess('bench/send-worker/server.ts', { ...serverEnv(standIn, db), BENCH_BACKLOG: String(BACKLOG) }, SERVER_NODE_ARGS);
     const cpuBefore = cpuMs(server.child.pid);
     const complete = await standIn.waitFor(BACKLOG, DRAIN_TIMEOUT_MS);
     const cpuAfter = cpuMs(server.child.pid);
@@ -199,7 +156,7 @@ async function lag(dialect: Dialect, standIn: StandIn): Promise<Record<string, u
   const db = await createTestDatabase(dialect);
   await standIn.reset();
   try {
-    const server = await startProcess('server.ts', { ...serverEnv(standIn, db), BENCH_BACKLOG: '0' }, serverNodeArgs);
+    const server = await startBenchProcess('bench/send-worker/server.ts', { ...serverEnv(standIn, db), BENCH_BACKLOG: '0' }, SERVER_NODE_ARGS);
     const pool = new Pool(`http://127.0.0.1:${String(server.info.port)}`, { connections: 32, pipelining: 1, keepAliveTimeout: 30_000 });
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${String(server.info.token)}` };
     const channelId = String(server.info.channelId);
@@ -351,23 +308,9 @@ function docsSection(results: Record<string, any>): string {
   ].join('\n');
 }
 
-const BEGIN = '<!-- bench:send-worker:begin -->';
-const END = '<!-- bench:send-worker:end -->';
-
-/** Replaces (or appends) the Send worker section between its markers, leaving the other sections as they are. */
-function writeDocs(section: string): void {
-  const path = 'docs/benchmarks.md';
-  const current = existsSync(path) ? readFileSync(path, 'utf8') : '# Benchmarks\n';
-  const block = `${BEGIN}\n${section.trimEnd()}\n${END}`;
-  const start = current.indexOf(BEGIN);
-  const end = current.indexOf(END);
-  const next = start !== -1 && end > start ? current.slice(0, start) + block + current.slice(end + END.length) : `${current.trimEnd()}\n\n${block}\n`;
-  writeFileSync(path, next.endsWith('\n') ? next : `${next}\n`);
-}
-
 const RESULTS = 'bench/results/send-worker.json';
 if (args['docs-only']) {
-  writeDocs(docsSection(JSON.parse(readFileSync(RESULTS, 'utf8')) as Record<string, any>));
+  writeDocsSection('send-worker', docsSection(JSON.parse(readFileSync(RESULTS, 'utf8')) as Record<string, any>));
   process.exit(0);
 }
 
@@ -392,7 +335,7 @@ const results: Record<string, any> = {
   notes: earlier.notes ?? [],
 };
 
-const standInProcess = await startProcess('standin.ts', { BENCH_SMS_KEY: SMS_KEY });
+const standInProcess = await startBenchProcess('bench/send-worker/standin.ts', { BENCH_SMS_KEY: SMS_KEY });
 const standIn = new StandIn(String(standInProcess.info.url));
 try {
   const calls = Number(args['standin-calls']);
@@ -422,5 +365,5 @@ try {
 }
 mkdirSync('bench/results', { recursive: true });
 writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
-if (!args['no-docs'] && !args.only) writeDocs(docsSection(results));
+if (!args['no-docs'] && !args.only) writeDocsSection('send-worker', docsSection(results));
 process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);

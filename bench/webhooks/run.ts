@@ -14,13 +14,12 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { createTestDatabase, postgresAvailable, type Dialect } from '../../test/helpers/databases.js';
+import { percentile, SERVER_NODE_ARGS, startBenchProcess, writeDocsSection } from '../shared/process.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -107,32 +106,6 @@ interface ServerInfo {
   channelIds: string[];
 }
 
-/** Starts bench/webhooks/server.ts and reads its ready line; `stop` returns its closing line. */
-async function startServer(env: Record<string, string>): Promise<{ info: ServerInfo; stop: () => Promise<Record<string, unknown>> }> {
-  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a.length > 0); // e.g. --cpu-prof
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'bench/webhooks/server.ts'], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-  const first = await lines.next();
-  if (first.done) throw new Error('benchmark server exited before it was ready');
-  const info = JSON.parse(first.value) as ServerInfo;
-  return {
-    info,
-    stop: async () => {
-      child.kill('SIGTERM');
-      const last = await lines.next();
-      return last.done ? {} : (JSON.parse(last.value) as Record<string, unknown>);
-    },
-  };
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
-
 const commonEnv = (receiver: string, db: { url: string; dataDir: string }) => ({
   BENCH_DATABASE_URL: db.url,
   BENCH_DATA_DIR: db.dataDir,
@@ -146,7 +119,7 @@ async function throughput(dialect: Dialect): Promise<Record<string, unknown>> {
   const url = await receiver.start();
   const db = await createTestDatabase(dialect);
   try {
-    const server = await startServer({ ...commonEnv(url, db), BENCH_BACKLOG: String(EVENTS) });
+    const server = await startBenchProcess<ServerInfo>('bench/webhooks/server.ts', { ...commonEnv(url, db), BENCH_BACKLOG: String(EVENTS) }, SERVER_NODE_ARGS);
     const complete = await receiver.waitForDistinct(EVENTS, 120_000);
     const seconds = (receiver.lastAt - receiver.firstAt) / 1000;
     const closing = await server.stop();
@@ -172,7 +145,11 @@ async function lag(dialect: Dialect, extraEnv: Record<string, string> = {}): Pro
   const url = await receiver.start();
   const db = await createTestDatabase(dialect);
   try {
-    const server = await startServer({ ...commonEnv(url, db), BENCH_BACKLOG: '0', ...extraEnv });
+    const server = await startBenchProcess<ServerInfo>(
+      'bench/webhooks/server.ts',
+      { ...commonEnv(url, db), BENCH_BACKLOG: '0', ...extraEnv },
+      SERVER_NODE_ARGS,
+    );
     const origin = `http://127.0.0.1:${server.info.port}`;
     const pool = new Pool(origin, { connections: 32, pipelining: 1, keepAliveTimeout: 30_000 });
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${server.info.token}` };
@@ -325,22 +302,8 @@ function docsSection(results: Record<string, any>): string {
   ].join('\n');
 }
 
-const BEGIN = '<!-- bench:webhooks:begin -->';
-const END = '<!-- bench:webhooks:end -->';
-
-/** Replaces (or appends) the Webhooks section between its markers, leaving the other sections as they are. */
-function writeDocs(section: string): void {
-  const path = 'docs/benchmarks.md';
-  const current = existsSync(path) ? readFileSync(path, 'utf8') : '# Benchmarks\n';
-  const block = `${BEGIN}\n${section.trimEnd()}\n${END}`;
-  const start = current.indexOf(BEGIN);
-  const end = current.indexOf(END);
-  const next = start !== -1 && end > start ? current.slice(0, start) + block + current.slice(end + END.length) : `${current.trimEnd()}\n\n${block}\n`;
-  writeFileSync(path, next.endsWith('\n') ? next : `${next}\n`);
-}
-
 if (args['docs-only']) {
-  writeDocs(docsSection(JSON.parse(readFileSync('bench/results/webhooks.json', 'utf8')) as Record<string, any>));
+  writeDocsSection('webhooks', docsSection(JSON.parse(readFileSync('bench/results/webhooks.json', 'utf8')) as Record<string, any>));
   process.exit(0);
 }
 
@@ -384,5 +347,5 @@ for (const dialect of stores) {
 }
 mkdirSync('bench/results', { recursive: true });
 writeFileSync('bench/results/webhooks.json', `${JSON.stringify(results, null, 2)}\n`);
-if (!args['no-docs'] && !args.only) writeDocs(docsSection(results));
+if (!args['no-docs'] && !args.only) writeDocsSection('webhooks', docsSection(results));
 process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
