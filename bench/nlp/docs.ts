@@ -52,7 +52,7 @@ export function docsSection(results: Record<string, any>): string {
     '## NLP on received text',
     '',
     `\`npm run bench -- nlp\` (bench/nlp/) — measured ${results.date} on ${results.machine.cpus} cores (${results.machine.cpuModel}), Node ${results.machine.node}.`,
-    'The service runs in its own process (API, webhook worker and jobs worker, default settings) with a botmsg stand-in',
+    'The service runs in its own process (API, webhook worker and jobs worker, default settings, node --max-semi-space-size=32 as npm start) with a botmsg stand-in',
     'in the same process, used only to create the channels. Two botmsg channels, each with a webhook to a receiver in',
     `the load's process: channel A with a built-in NLP integration (${s.model.intents} intents in English and Spanish, ${s.model.utterances} example phrases;`,
     "trained before the load starts), channel B without. The load posts botmsg updates straight to a channel's inbound URL",

@@ -21,7 +21,7 @@ import { EventReceiver } from './receiver.js';
 import { BotmsgLoad, type ChannelTarget, type LatencySummary } from './load.js';
 import { HELD_OUT, MODEL_SIZE, type HeldOutPhrase } from './model.js';
 import { docsSection } from './docs.js';
-import { cpuMs, SERVER_NODE_ARGS, startBenchProcess, writeDocsSection } from '../shared/process.js';
+import { cpuMs, PRODUCTION_NODE_FLAGS, SERVER_NODE_ARGS, startBenchProcess, writeDocsSection } from '../shared/process.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -76,7 +76,7 @@ async function measure(dialect: Dialect): Promise<Record<string, unknown>> {
     const server = await startBenchProcess<ServerInfo>(
       'bench/nlp/server.ts',
       { BENCH_DATABASE_URL: db.url, BENCH_DATA_DIR: db.dataDir, BENCH_RECEIVER_URL: receiverUrl },
-      SERVER_NODE_ARGS,
+      [...PRODUCTION_NODE_FLAGS, ...SERVER_NODE_ARGS],
     );
     running = server.child;
     const { info } = server;

@@ -15,6 +15,9 @@ export interface BenchProcess<Info> {
   stop(): Promise<Record<string, unknown>>;
 }
 
+/** node's flags for the service as `npm start` and bin/parley.js run it (a young generation that fits a burst's garbage). */
+export const PRODUCTION_NODE_FLAGS = ['--max-semi-space-size=32'];
+
 /** BENCH_SERVER_NODE_ARGS (e.g. `--cpu-prof`): node's arguments for the service's process. */
 export const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a.length > 0);
 
