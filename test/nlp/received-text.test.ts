@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
 import { eventually } from '../helpers/waits.js';
 import type { WebhookReceiver } from '../helpers/webhooks.js';
-import { startHarness, SECRET_HEADER, type Harness, type JsonAnswer, http } from '../connectors/helpers/harness.js';
+import { startHarness, SECRET_HEADER, SMS_ACCESS_KEY, SMS_SIGNING_KEY, type Harness, type JsonAnswer, http } from '../connectors/helpers/harness.js';
 import { createNluserverStandIn } from '../../sandbox/nluserver/server.js';
 import type { StandIn } from '../../sandbox/shared/standin.js';
 import { trainModel } from '../../src/nlp/builtin/trainer.js';
@@ -291,6 +291,26 @@ for (const { dialect, skip, test } of await dialects()) {
       assert.equal(answer.body.webhook?.status, 200, answer.text);
       const event = await page.hook.waitFor('message_received', (e) => e.data.content.payload === 'hi there');
       assert.equal(event.data.nlp.intents[0].id, 'greet');
+    });
+
+    test('mobile: an inbound SMS carries nlp as well', async () => {
+      const number = '+420601000999';
+      const hook = await h.receiver();
+      const made = await h.s.api.post('/v1/channels', {
+        type: 'mobile',
+        name: 'SMS',
+        webhook: { url: hook.url },
+        provider: { type: 'smsprovider', sender_id: number, access_token: SMS_ACCESS_KEY, signing_key: SMS_SIGNING_KEY },
+      });
+      assert.equal(made.status, 201, made.text);
+      hook.secret = made.body.webhook.secret;
+      const receive = await http('PUT', `${h.smsBase}/_sandbox/numbers/${encodeURIComponent(number)}`, { receive_url: made.body.provider.receive_webhook_url });
+      assert.equal(receive.status, 200, receive.text);
+      await h.s.api.request('PUT', `/v1/channels/${made.body.id}/nlp`, { kind: 'external', url: nluUrl, auth_token: 'nlu-token' });
+      const sent = await h.smsSandbox('/inbound', { originator: '+420777123456', recipient: number, body: 'i want a latte' });
+      assert.equal(sent.body.webhook?.status, 200, sent.text);
+      const event = await hook.waitFor('message_received');
+      assert.equal(event.data.nlp.intents[0].id, 'order_drink');
     });
 
     test('an integration removed: received messages carry no nlp', async () => {
