@@ -107,9 +107,8 @@ export class ReceivedTextClassifier {
     return undefined;
   }
 
-  /** One classification now, for the API; not counted. Undefined integration: the caller checked it exists. */
+  /** One classification now, for the API (the model in use, not loaded again); not counted. */
   async tryText(channelId: number, text: string): Promise<TryOutcome> {
-    this.forget(channelId);
     const entry = await this.entry(channelId);
     if (!entry.head) return { ok: false, reason: 'failed', message: 'The channel has no NLP integration.' };
     return this.run(entry, text, this.deps.now());
