@@ -12,16 +12,25 @@
  * service's process (e.g. "--cpu-prof --cpu-prof-dir=.tmp/prof").
  */
 import type { ChildProcess } from 'node:child_process';
-import { cpus, loadavg, totalmem } from 'node:os';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { createTestDatabase, postgresAvailable, type Dialect } from '../../test/helpers/databases.js';
+import { createTestDatabase, type Dialect } from '../../test/helpers/databases.js';
 import { EventReceiver } from './receiver.js';
 import { BotmsgLoad, type ChannelTarget, type LatencySummary } from './load.js';
 import { HELD_OUT, MODEL_SIZE, type HeldOutPhrase } from './model.js';
 import { docsSection } from './docs.js';
-import { cpuMs, PRODUCTION_NODE_FLAGS, SERVER_NODE_ARGS, startBenchProcess, writeDocsSection } from '../shared/process.js';
+import {
+  benchStores,
+  cpuMs,
+  earlierNotes,
+  machineFacts,
+  PRODUCTION_NODE_FLAGS,
+  SERVER_NODE_ARGS,
+  startBenchProcess,
+  writeDocsSection,
+} from '../shared/process.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -131,20 +140,10 @@ if (args['docs-only']) {
   process.exit(0);
 }
 
-const stores: Dialect[] = ['sqlite'];
-if (await postgresAvailable()) stores.push('postgres');
-else process.stderr.write('PostgreSQL is not reachable; measuring SQLite only.\n');
-// Notes on the figures (what several runs showed) are kept from the earlier results file: they are written by hand.
-const earlier = existsSync(RESULTS) ? (JSON.parse(readFileSync(RESULTS, 'utf8')) as { notes?: string[] }) : {};
+const stores = await benchStores();
 const results: Record<string, any> = {
   date: new Date().toISOString().slice(0, 10),
-  machine: {
-    cpus: cpus().length,
-    cpuModel: cpus()[0]?.model ?? 'unknown',
-    memoryGb: Math.round(totalmem() / 2 ** 30),
-    node: process.version,
-    loadAverageAtStart: round2(loadavg()[0]!),
-  },
+  machine: machineFacts(),
   settings: {
     rate: RATE,
     seconds: SECONDS,
@@ -155,7 +154,8 @@ const results: Record<string, any> = {
     model: MODEL_SIZE,
   },
   stores: {},
-  notes: earlier.notes ?? [],
+  // Notes on the figures are written by hand and kept from the earlier results file.
+  notes: earlierNotes(RESULTS),
 };
 for (const dialect of stores) {
   if (args.only && args.only !== dialect) continue;

@@ -19,13 +19,13 @@
  * --no-docs, --docs-only. BENCH_SERVER_NODE_ARGS passes flags to the service's process
  * (e.g. "--cpu-prof --cpu-prof-dir=.tmp/prof").
  */
-import { cpus, loadavg, totalmem } from 'node:os';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { createTestDatabase, postgresAvailable, type Dialect } from '../../test/helpers/databases.js';
-import { cpuMs, percentile, SERVER_NODE_ARGS, startBenchProcess, writeDocsSection } from '../shared/process.js';
+import { createTestDatabase, type Dialect } from '../../test/helpers/databases.js';
+import { benchStores, cpuMs, earlierNotes, machineFacts, percentile, SERVER_NODE_ARGS, startBenchProcess, writeDocsSection } from '../shared/process.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -314,25 +314,16 @@ if (args['docs-only']) {
   process.exit(0);
 }
 
-const stores: Dialect[] = ['sqlite'];
-if (await postgresAvailable()) stores.push('postgres');
-else process.stderr.write('PostgreSQL is not reachable; measuring SQLite only.\n');
-// Notes on the figures (where the time goes) are kept from the earlier results file: they are written by hand.
-const earlier = existsSync(RESULTS) ? (JSON.parse(readFileSync(RESULTS, 'utf8')) as { notes?: string[] }) : {};
+const stores = await benchStores();
 const results: Record<string, any> = {
   date: new Date().toISOString().slice(0, 10),
-  machine: {
-    cpus: cpus().length,
-    cpuModel: cpus()[0]?.model ?? 'unknown',
-    memoryGb: Math.round(totalmem() / 2 ** 30),
-    node: process.version,
-    loadAverageAtStart: round2(loadavg()[0]!),
-  },
+  machine: machineFacts(),
   settings: { backlog: BACKLOG, rate: RATE, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS },
   targets: TARGETS,
   standInAlone: null,
   stores: {},
-  notes: earlier.notes ?? [],
+  // Notes on the figures are written by hand and kept from the earlier results file.
+  notes: earlierNotes(RESULTS),
 };
 
 const standInProcess = await startBenchProcess('bench/send-worker/standin.ts', { BENCH_SMS_KEY: SMS_KEY });

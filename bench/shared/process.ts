@@ -6,6 +6,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { postgresAvailable, type Dialect } from '../../test/helpers/databases.js';
 
 export interface BenchProcess<Info> {
   child: ChildProcess;
@@ -72,4 +74,27 @@ export function writeDocsSection(name: string, section: string): void {
   const stop = current.indexOf(end);
   const next = start !== -1 && stop > start ? current.slice(0, start) + block + current.slice(stop + end.length) : `${current.trimEnd()}\n\n${block}\n`;
   writeFileSync(path, next.endsWith('\n') ? next : `${next}\n`);
+}
+
+/** The stores to measure: SQLite, and PostgreSQL when it is reachable (said on stderr when not). */
+export async function benchStores(): Promise<Dialect[]> {
+  if (await postgresAvailable()) return ['sqlite', 'postgres'];
+  process.stderr.write('PostgreSQL is not reachable; measuring SQLite only.\n');
+  return ['sqlite'];
+}
+
+/** The machine a run measured on, as every results file records it. */
+export function machineFacts(): Record<string, unknown> {
+  return {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    loadAverageAtStart: Math.round(loadavg()[0]! * 100) / 100,
+  };
+}
+
+/** Notes on the figures, written by hand into a results file and kept by the next run. */
+export function earlierNotes(resultsPath: string): string[] {
+  return existsSync(resultsPath) ? ((JSON.parse(readFileSync(resultsPath, 'utf8')) as { notes?: string[] }).notes ?? []) : [];
 }

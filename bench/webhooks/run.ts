@@ -14,12 +14,12 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cpus, loadavg, totalmem } from 'node:os';
+import { loadavg } from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { createTestDatabase, postgresAvailable, type Dialect } from '../../test/helpers/databases.js';
-import { percentile, SERVER_NODE_ARGS, startBenchProcess, writeDocsSection } from '../shared/process.js';
+import { createTestDatabase, type Dialect } from '../../test/helpers/databases.js';
+import { benchStores, machineFacts, percentile, SERVER_NODE_ARGS, startBenchProcess, writeDocsSection } from '../shared/process.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -307,18 +307,10 @@ if (args['docs-only']) {
   process.exit(0);
 }
 
-const stores: Dialect[] = ['sqlite'];
-if (await postgresAvailable()) stores.push('postgres');
-else process.stderr.write('PostgreSQL is not reachable; measuring SQLite only.\n');
+const stores = await benchStores();
 const results: Record<string, any> = {
   date: new Date().toISOString().slice(0, 10),
-  machine: {
-    cpus: cpus().length,
-    cpuModel: cpus()[0]?.model ?? 'unknown',
-    memoryGb: Math.round(totalmem() / 2 ** 30),
-    node: process.version,
-    loadAverageAtStart: Math.round(loadavg()[0]! * 100) / 100,
-  },
+  machine: machineFacts(),
   settings: { events: EVENTS, rate: RATE, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, endpointConcurrency: args['endpoint-concurrency'] ?? null },
   stores: {},
 };
