@@ -1,12 +1,11 @@
 import { Button, TextField } from '../../ui';
-import type { Notice } from '../bits';
 import { builtinDraftOf, builtinInputOf, errorUnder, sameBuiltin } from './draft';
 import { IntentsEditor } from './IntentsEditor';
 import { LanguagePicker } from './LanguagePicker';
 import { nlpApi } from './nlp-api';
 import type { NlpView } from './types';
 import { useDraft } from './use-draft';
-import { useSave } from './use-save';
+import { useSave, type EngineFormProps } from './use-save';
 
 /** The fields this form shows errors at; the API's other errors go to the status line. */
 const SHOWN = ['languages', 'intents', 'entities', 'time_budget_ms'] as const;
@@ -19,20 +18,7 @@ const savedKeyOf = (view: NlpView | null) => (view ? JSON.stringify([view.langua
  * entities as JSON, and the time budget. Saving replaces the integration (PUT), which starts a
  * training of the new version.
  */
-export function BuiltinForm({
-  channelId,
-  view,
-  onSaved,
-  onCancel,
-  notify,
-}: {
-  channelId: string;
-  /** null: a new integration. */
-  view: NlpView | null;
-  onSaved: (saved: NlpView, created: boolean) => void;
-  onCancel?: () => void;
-  notify: (notice: Notice) => void;
-}) {
+export function BuiltinForm({ channelId, view, onSaved, onCancel, notify }: EngineFormProps) {
   const { draft, setDraft, dirty, reset } = useDraft(() => builtinDraftOf(view), savedKeyOf(view), sameBuiltin);
   const { errors, busy, save } = useSave({
     view,

@@ -1,11 +1,10 @@
 import { Form } from 'react-aria-components';
 import { Button, TextField } from '../../ui';
-import type { Notice } from '../bits';
 import { errorUnder, externalDraftOf, externalInputOf, externalPatchOf, sameExternal } from './draft';
 import { nlpApi } from './nlp-api';
 import type { ExternalInput, NlpPatch, NlpView } from './types';
 import { useDraft } from './use-draft';
-import { useSave } from './use-save';
+import { useSave, type EngineFormProps } from './use-save';
 
 const SHOWN = ['url', 'auth_token', 'time_budget_ms'] as const;
 
@@ -16,19 +15,7 @@ const savedKeyOf = (view: NlpView | null) => (view ? JSON.stringify([view.url, v
  * cleared, never read back) and the time budget. A new integration is created with PUT; changes
  * of a saved one go as PATCH, so an untouched token stays as it is.
  */
-export function ExternalForm({
-  channelId,
-  view,
-  onSaved,
-  onCancel,
-  notify,
-}: {
-  channelId: string;
-  view: NlpView | null;
-  onSaved: (saved: NlpView, created: boolean) => void;
-  onCancel?: () => void;
-  notify: (notice: Notice) => void;
-}) {
+export function ExternalForm({ channelId, view, onSaved, onCancel, notify }: EngineFormProps) {
   const { draft, setDraft, dirty, reset } = useDraft(() => externalDraftOf(view), savedKeyOf(view), sameExternal);
   const { errors, busy, save } = useSave<ExternalInput | NlpPatch>({
     view,

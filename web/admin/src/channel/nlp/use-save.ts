@@ -4,6 +4,16 @@ import { fieldsOf, type Notice } from '../bits';
 import { errorsElsewhere, type Checked } from './draft';
 import type { NlpView } from './types';
 
+/** What the tab gives either engine form. */
+export interface EngineFormProps {
+  channelId: string;
+  /** null: a new integration. */
+  view: NlpView | null;
+  onSaved: (saved: NlpView, created: boolean) => void;
+  onCancel?: () => void;
+  notify: (notice: Notice) => void;
+}
+
 /** What both engine forms give to be saved. */
 export interface SaveOptions<Body> {
   view: NlpView | null;
