@@ -37,6 +37,8 @@ export const ConfigSchema = Type.Object({
   CHANNEL_CACHE_MS: Type.Optional(Type.Integer({ minimum: 0 })),
   WEBHOOK_ALLOWLIST: Type.Optional(Type.String()),
   WEBHOOK_RETRY_SCHEDULE: Type.Optional(Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?(,[0-9]+(\\.[0-9]+)?)*$' })),
+  // A fraction from 0 to 1, e.g. 0.1.
+  WEBHOOK_RETRY_JITTER: Type.Optional(Type.String({ pattern: '^(0(\\.[0-9]+)?|1(\\.0+)?)$' })),
   WEBHOOK_TIMEOUT_MS: Type.Optional(Positive),
   WEBHOOK_CONCURRENCY: Type.Optional(Positive),
   WEBHOOK_ENDPOINT_CONCURRENCY: Type.Optional(Positive),
@@ -92,6 +94,8 @@ export interface Config {
   webhook: {
     allowlist: string[];
     retryScheduleSeconds: number[];
+    /** The most jitter adds to a retry's delay, as a fraction of it. */
+    retryJitter: number;
     timeoutMs: number;
     concurrency: number;
     endpointConcurrency: number;
@@ -194,6 +198,7 @@ export function loadConfig(env: Environment = process.env): Config {
     webhook: {
       allowlist: listSetting(c.WEBHOOK_ALLOWLIST),
       retryScheduleSeconds: schedule,
+      retryJitter: Number(c.WEBHOOK_RETRY_JITTER ?? 0.1),
       timeoutMs: c.WEBHOOK_TIMEOUT_MS ?? 60_000,
       concurrency: hookConcurrency,
       endpointConcurrency,

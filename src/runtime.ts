@@ -398,6 +398,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
           instanceId: store.instanceId,
           nextId: () => ids.nextNumber(),
           retryScheduleSeconds: hook.retryScheduleSeconds,
+          retryJitter: hook.retryJitter,
           timeoutMs: hook.timeoutMs,
           concurrency: hook.concurrency,
           endpointConcurrency: hook.endpointConcurrency,

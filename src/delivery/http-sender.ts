@@ -1,4 +1,5 @@
 import { Agent, type Dispatcher } from 'undici';
+import { retryAfterMs } from '../lib/retry-after.js';
 import { AddressRefusedError, guardedConnector, literalRefusal, type Resolver } from '../lib/address-guard.js';
 
 export interface SendInput {
@@ -16,6 +17,8 @@ export interface SendResult {
   error: string | null;
   /** Cut off by abortAll() (shutdown) rather than by the receiver or the network. */
   aborted: boolean;
+  /** A refusal's Retry-After, in ms from the answer. */
+  retryAfterMs?: number;
 }
 
 export interface SenderOptions {
@@ -114,7 +117,13 @@ export class WebhookSender {
       });
       statusCode = response.statusCode;
       const excerpt = await readExcerpt(response.body, this.excerptBytes);
-      return { statusCode, durationMs: elapsed(), responseExcerpt: excerpt, error: null, aborted: false };
+      const result: SendResult = { statusCode, durationMs: elapsed(), responseExcerpt: excerpt, error: null, aborted: false };
+      if (statusCode < 200 || statusCode >= 300) {
+        const header = response.headers['retry-after'];
+        const after = retryAfterMs(Array.isArray(header) ? header[0] : header, Date.now());
+        if (after !== undefined) result.retryAfterMs = after;
+      }
+      return result;
     } catch (error) {
       const aborted = this.aborting && !timedOut;
       const message = timedOut ? `Timeout: no complete answer within ${this.options.timeoutMs} ms.` : describe(error);

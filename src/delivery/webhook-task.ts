@@ -36,6 +36,8 @@ export interface WebhookTaskOptions {
   wallClock: Clock;
   nextId: () => number;
   retryScheduleSeconds: readonly number[];
+  /** The most jitter adds to a retry's delay, as a fraction of it (WEBHOOK_RETRY_JITTER). */
+  retryJitter: number;
   timeoutMs: number;
   concurrency: number;
   endpointConcurrency: number;
@@ -315,7 +317,10 @@ export class WebhookDeliveries
       return;
     }
     const now = this.o.clock.now();
-    const step = nextStep(row.attempts, result.statusCode, now, this.o.retryScheduleSeconds);
+    const step = nextStep(row.attempts, result.statusCode, now, this.o.retryScheduleSeconds, {
+      retryAfterMs: result.retryAfterMs,
+      jitter: this.o.retryJitter,
+    });
     if (step.status === 'delivered') this.stats.delivered += 1;
     else this.stats.failedTries += 1;
     if (step.status === 'failed') {

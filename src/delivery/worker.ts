@@ -20,6 +20,8 @@ export interface DeliveryWorkerOptions {
   instanceId: number;
   nextId: () => number;
   retryScheduleSeconds: readonly number[];
+  /** The most jitter adds to a retry's delay, as a fraction of it (default 0: the schedule exactly). */
+  retryJitter?: number;
   timeoutMs: number;
   concurrency: number;
   endpointConcurrency: number;
@@ -47,7 +49,12 @@ export class DeliveryWorker {
 
   constructor(private readonly o: DeliveryWorkerOptions) {
     const wallClock = o.wallClock ?? systemClock;
-    this.deliveries = new WebhookDeliveries({ ...o, wallClock, accountConcurrency: o.accountConcurrency ?? o.concurrency });
+    this.deliveries = new WebhookDeliveries({
+      ...o,
+      wallClock,
+      retryJitter: o.retryJitter ?? 0,
+      accountConcurrency: o.accountConcurrency ?? o.concurrency,
+    });
     this.runner = new QueueRunner(this.deliveries, {
       instanceId: o.instanceId,
       nextId: o.nextId,

@@ -42,7 +42,8 @@ for (const { dialect, skip } of await dialects()) {
         const status = Number(/\/status\/(\d+)/.exec(call.path)?.[1] ?? 200);
         return call.path.startsWith('/big') ? { status: 500, body: 'x'.repeat(10_000) } : { status, body: `answer ${status}` };
       };
-      s = await startTestServer(dialect, { clock, workers: true, env: { WORKER_POLL_MS: '20' } });
+      // The schedule exactly (no jitter), so that the fake clock can stand 1 ms before each try.
+      s = await startTestServer(dialect, { clock, workers: true, env: { WORKER_POLL_MS: '20', WEBHOOK_RETRY_JITTER: '0' } });
     });
     after(async () => {
       await receiver?.close();
@@ -149,7 +150,11 @@ for (const { dialect, skip } of await dialects()) {
     const clock = new ManualClock();
     before(async () => {
       receiver = await Receiver.start();
-      s = await startTestServer(dialect, { clock, workers: true, env: { WORKER_POLL_MS: '20', WEBHOOK_RETRY_SCHEDULE: '5,7.5', WEBHOOK_TIMEOUT_MS: '300' } });
+      s = await startTestServer(dialect, {
+        clock,
+        workers: true,
+        env: { WORKER_POLL_MS: '20', WEBHOOK_RETRY_SCHEDULE: '5,7.5', WEBHOOK_TIMEOUT_MS: '300', WEBHOOK_RETRY_JITTER: '0' },
+      });
     });
     after(async () => {
       await receiver?.close();
@@ -188,6 +193,58 @@ for (const { dialect, skip } of await dialects()) {
       assert.ok(d.attempts[0].duration_ms >= 290 && d.attempts[0].duration_ms < 3000, `duration ${d.attempts[0].duration_ms}`);
       assert.equal(Date.parse(d.next_attempt), clock.now() + 5000);
       await eventually(async () => (receiver.open === 0 ? true : undefined), 2000, 'the hanging call closed');
+    });
+  });
+
+  describe(`Webhook retries: jitter and the receiver's Retry-After (${dialect})`, { skip }, () => {
+    let s: TestServer;
+    let receiver: Receiver;
+    const clock = new ManualClock();
+    before(async () => {
+      receiver = await Receiver.start();
+      receiver.answer = (call) => {
+        const after = /\/after\/([^/]+)/.exec(call.path)?.[1];
+        return after ? { status: 503, headers: { 'retry-after': decodeURIComponent(after) } } : { status: 500 };
+      };
+      // The default jitter (a tenth) and the default schedule.
+      s = await startTestServer(dialect, { clock, workers: true, env: { WORKER_POLL_MS: '20' } });
+    });
+    after(async () => {
+      await receiver?.close();
+      await s?.close();
+    });
+
+    test('jitter only lengthens a delay, by at most a tenth, and spreads deliveries that failed together', async () => {
+      const started = clock.now();
+      const channel = await channelWithWebhook(s, receiver.url('/down'));
+      const events = [];
+      for (let i = 0; i < 12; i++) events.push(await appendEvent(s, channel.id, { i }));
+      const nexts = [];
+      for (const event of events) {
+        const d = await triesRecorded(s, channel.id, event.deliveryId!, 1);
+        assert.equal(d.status, 'pending');
+        nexts.push(Date.parse(d.next_attempt) - started);
+      }
+      for (const next of nexts) assert.ok(next >= MINUTE && next <= MINUTE * 1.1, `retried ${next} ms after the try`);
+      assert.ok(new Set(nexts).size > 1, `12 deliveries that failed together are not all retried at once: ${nexts.join(', ')}`);
+    });
+
+    test('a Retry-After longer than the delay is waited for; a shorter one changes nothing; a longer one than the schedule is capped', async () => {
+      const cases: Array<[string, (next: number) => boolean, string]> = [
+        ['600', (next) => next === 600_000, 'exactly 600 s'],
+        ['5', (next) => next >= MINUTE && next <= MINUTE * 1.1, 'the schedule (1 minute, jittered)'],
+        ['999999', (next) => next === 480 * MINUTE, "the schedule's longest delay, 480 minutes"],
+        [new Date(Date.now() + 30 * MINUTE).toUTCString(), (next) => next > 29 * MINUTE && next <= 30 * MINUTE, 'about 30 minutes (an HTTP date)'],
+      ];
+      for (const [value, ok, what] of cases) {
+        const started = clock.now();
+        const channel = await channelWithWebhook(s, receiver.url(`/after/${encodeURIComponent(value)}`));
+        const event = await appendEvent(s, channel.id);
+        const d = await triesRecorded(s, channel.id, event.deliveryId!, 1);
+        assert.equal(d.attempts[0].status_code, 503);
+        const next = Date.parse(d.next_attempt) - started;
+        assert.ok(ok(next), `Retry-After: ${value} gives ${what}, not ${next} ms`);
+      }
     });
   });
 }
