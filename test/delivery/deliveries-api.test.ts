@@ -30,7 +30,8 @@ for (const { dialect, skip } of await dialects()) {
       receiver = await Receiver.start();
       other = await Receiver.start();
       receiver.answer = (call) => (call.path.startsWith('/fail') ? { status: 500, body: 'down' } : { status: 200, body: 'ok' });
-      s = await startTestServer(dialect, { clock, workers: true, env: { WORKER_POLL_MS: '20' } });
+      // Jitter off: the fake clock moves by the schedule's exact delays.
+      s = await startTestServer(dialect, { clock, workers: true, env: { WORKER_POLL_MS: '20', WEBHOOK_RETRY_JITTER: '0' } });
     });
     after(async () => {
       await receiver?.close();

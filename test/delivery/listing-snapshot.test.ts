@@ -29,7 +29,8 @@ for (const { dialect, skip } of await dialects()) {
     before(async () => {
       receiver = await Receiver.start();
       receiver.answer = () => ({ status: 500, delayMs: 50 });
-      s = await startTestServer(dialect, { clock, workers: true, env: { WORKER_POLL_MS: '20' } });
+      // Jitter off: the fake clock moves by the schedule's exact delays.
+      s = await startTestServer(dialect, { clock, workers: true, env: { WORKER_POLL_MS: '20', WEBHOOK_RETRY_JITTER: '0' } });
     });
     after(async () => {
       gapMs = 0;
