@@ -162,7 +162,12 @@ test('IP whitelist, blocked users and service flags', async (t) => {
   assert.equal((await post(s.url, text())).body.status, 13);
   await call('PATCH', `${s.base}/_sandbox/services/${SERVICE}`, { billing_permitted: true });
   const block = await post(`${s.base}/_sandbox/services/${SERVICE}/users/${DEST}/block`);
-  assert.deepEqual(block.body.payload, { message_status: 5, message_time: block.body.payload.message_time, phone_number: DEST, service_id: SERVICE });
+  assert.deepEqual(at(block.body, 'payload'), {
+    message_status: 5,
+    message_time: at(block.body, 'payload', 'message_time'),
+    phone_number: DEST,
+    service_id: SERVICE,
+  });
   assert.equal((await post(s.url, text())).body.status, 8);
   await post(`${s.base}/_sandbox/services/${SERVICE}/users/${DEST}/unblock`);
   assert.equal((await post(s.url, text())).body.status, 0);
@@ -190,7 +195,7 @@ test('session messages need a user reply and are capped; callbacks have the shap
   assert.equal((await post(s.url, session)).body.status, 21, 'session cap reached');
 
   const status = await post(`${s.base}/_sandbox/messages/${String(sent.body.message_token)}/status`, { status: 'seen' });
-  const seen = status.body.payload;
+  const seen = at(status.body, 'payload') as Record<string, unknown>;
   assert.deepEqual(seen, {
     message_token: sent.body.message_token,
     message_status: 1,
@@ -203,7 +208,10 @@ test('session messages need a user reply and are capped; callbacks have the shap
     ['delivered', 0],
     ['expired', 2],
   ] as const) {
-    assert.equal((await post(`${s.base}/_sandbox/messages/${String(sent.body.message_token)}/status`, { status: name })).body.payload.message_status, code);
+    assert.equal(
+      at((await post(`${s.base}/_sandbox/messages/${String(sent.body.message_token)}/status`, { status: name })).body, 'payload', 'message_status'),
+      code,
+    );
   }
   await post(`${s.base}/_sandbox/faults`, { kind: 'server_error', status: 502 });
   assert.equal((await post(s.url, text())).status, 502);
