@@ -316,7 +316,7 @@ export const appmsgBusinessMessages: ChannelTypeDefinition = {
             maxLength: 200,
             pattern: '^[A-Za-z0-9_-]+$',
             description:
-              "Beyond the specification: the key of the callback URL (or of a relay's signature) that proves a callback is the platform's; made by the service when not given.",
+              "Beyond the specification: the token of the callback URL (or of a relay's signature) that proves a callback is the platform's; made by the service when not given.",
           }),
         ),
         legacy_plain_text: Type.Optional(
@@ -340,14 +340,14 @@ export const appmsgBusinessMessages: ChannelTypeDefinition = {
       default_message_ttl: Type.Optional(Type.String()),
       legacy_plain_text: Type.Boolean(),
       callback_url: Type.String({ description: "Beyond the specification: the URL (with its key) to give the platform for the sender id's callbacks." }),
-      callback_secret: Type.Optional(Type.String({ description: "Beyond the specification: the callback URL's key (or a relay's signing secret)." })),
+      callback_secret: Type.Optional(Type.String({ description: "Beyond the specification: the callback URL's token (or a relay's signing secret)." })),
     }),
     render: ({ own, inboundUrl }) => {
       const view: Record<string, unknown> = { sender_id: String(own.sender_id) };
       if (typeof own.default_message_ttl === 'string') view.default_message_ttl = own.default_message_ttl;
       view.legacy_plain_text = own.legacy_plain_text === true;
       // The platform calls the URL it was given, query included: the key in it proves the call.
-      const key = typeof own.callback_secret === 'string' ? `?key=${encodeURIComponent(own.callback_secret)}` : '';
+      const key = typeof own.callback_secret === 'string' ? `?token=${encodeURIComponent(own.callback_secret)}` : '';
       view.callback_url = `${inboundUrl(INBOUND_ENDPOINT)}${key}`;
       if (typeof own.callback_secret === 'string') view.callback_secret = own.callback_secret;
       return { appmsg_business_messages: view };

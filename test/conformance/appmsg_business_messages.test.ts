@@ -53,9 +53,9 @@ function callback(body: string): InboundCall {
   return {
     method: 'POST',
     endpoint: 'callbacks',
-    url: `https://parley.example/v1/inbound/7/callbacks?key=${SECRET}`,
+    url: `https://parley.example/v1/inbound/7/callbacks?token=${SECRET}`,
     headers: { 'content-type': 'application/json' },
-    query: { key: SECRET },
+    query: { token: SECRET },
     rawBody: Buffer.from(body),
   };
 }
@@ -119,8 +119,8 @@ describe('appmsg_business_messages callbacks as public emulators of the partner 
     ]);
   });
 
-  test('refused: no key or a wrong one in the URL, another sender id; the emulators send no signature and none is asked', () => {
-    const wrong = inbound.parse({ ...callback(statusBody(0)), query: { key: 'not-the-key' } }, channel);
+  test('refused: no token or a wrong one in the URL, another sender id; the emulators send no signature and none is asked', () => {
+    const wrong = inbound.parse({ ...callback(statusBody(0)), query: { token: 'not-the-key' } }, channel);
     assert.ok(!(wrong instanceof Promise) && !wrong.ok && wrong.status === 403);
     const none = inbound.parse({ ...callback(statusBody(0)), query: {} }, channel);
     assert.ok(!(none instanceof Promise) && !none.ok);
@@ -375,8 +375,8 @@ describe('appmsg_business_messages callbacks through the HTTP route (sqlite)', (
     );
     assert.equal(received.content.payload, 'Thank you!');
 
-    // Without the key the platform was given: the uniform 404, nothing stored.
-    const keyless = await fetch(url.replace(/\?key=.*$/, ''), { method: 'POST', headers: { 'content-type': 'application/json' }, body: statusBody(0) });
+    // Without the token the platform was given: the uniform 404, nothing stored.
+    const keyless = await fetch(url.replace(/\?token=.*$/, ''), { method: 'POST', headers: { 'content-type': 'application/json' }, body: statusBody(0) });
     assert.equal(keyless.status, 404);
   });
 });

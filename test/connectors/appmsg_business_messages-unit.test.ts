@@ -17,14 +17,14 @@ const channel: ChannelContext = {
   secrets: { callback_secret: 'secret-of-the-channel-callbacks' },
 };
 const settings = {
-  callbackAuth: 'url_key' as const,
+  callbackAuth: 'url_token' as const,
   signatureHeaderName: 'X-Sandbox-Signature',
   statusCodes: parseStatusCodes(DEFAULT_STATUS_CODES)!,
   sharedSenderId: '9999',
 };
 const signed = { ...settings, callbackAuth: 'signature' as const };
 
-/** A callback on the channel's URL with its key (mode url_key) and, for mode signature, the header. */
+/** A callback on the channel's URL with its token (mode url_token) and, for mode signature, the header. */
 function call(
   body: string,
   key = channel.secrets.callback_secret!,
@@ -33,9 +33,9 @@ function call(
   return {
     method: 'POST',
     endpoint: 'callbacks',
-    url: `http://x/v1/inbound/1/callbacks?key=${key}`,
+    url: `http://x/v1/inbound/1/callbacks?token=${key}`,
     headers: { 'x-sandbox-signature': signature },
-    query: { key },
+    query: { token: key },
     rawBody: Buffer.from(body),
   };
 }
@@ -48,7 +48,7 @@ test('ISO 8601 durations: weeks, days, hours, minutes, seconds; years and months
   for (const bad of ['P', 'PT', 'P1M', 'P1Y', '20M', 'PT-5M', 1200, null]) assert.equal(durationSeconds(bad), null, String(bad));
 });
 
-test('callbacks: the key in the URL (or a signature), our sender id, 19-digit tokens read as text', () => {
+test('callbacks: the token in the URL (or a signature), our sender id, 19-digit tokens read as text', () => {
   const status = '{"message_token":5379697806260881548,"message_status":0,"message_time":1700000000000,"phone_number":"420601123456","service_id":1234}';
   const parsed = parseCallback(call(status), channel, settings);
   assert.ok(parsed.ok);
@@ -64,9 +64,13 @@ test('callbacks: the key in the URL (or a signature), our sender id, 19-digit to
   assert.deepEqual(parseCallback(call(status, 'wrong-key-of-the-channel-callbacks'), channel, settings), {
     ok: false,
     status: 403,
-    message: 'The callback URL has no key or a wrong one.',
+    message: 'The callback URL has no token or a wrong one.',
   });
-  assert.equal(parseCallback(call(status, channel.secrets.callback_secret, 'ab'.repeat(32)), channel, settings).ok, true, 'no signature asked in mode url_key');
+  assert.equal(
+    parseCallback(call(status, channel.secrets.callback_secret, 'ab'.repeat(32)), channel, settings).ok,
+    true,
+    'no signature asked in mode url_token',
+  );
   assert.equal(parseCallback(call(status, '', 'ab'.repeat(32)), channel, signed).ok, false, 'mode signature: a wrong signature');
   assert.equal(parseCallback(call(status, ''), channel, signed).ok, true, 'mode signature: the signature alone');
   const foreign = status.replace('"service_id":1234', '"service_id":9999');

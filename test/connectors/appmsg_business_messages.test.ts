@@ -53,7 +53,7 @@ function setup(dialect: Parameters<typeof startTestServer>[0], options: { clock?
 
   /**
    * A channel with its webhook receiver; its sender id exists on the stand-in with the channel's
-   * callback URL (its key included), and may send plain text (206) when the channel says so.
+   * callback URL (its token included), and may send plain text (206) when the channel says so.
    */
   async function connect(extra: Record<string, unknown> = {}, mode?: string): Promise<Made> {
     const hook = await startWebhookReceiver();
@@ -119,7 +119,7 @@ for (const { dialect, skip, test } of await dialects({
       assert.equal(own.sender_id, String(made.senderId));
       assert.equal(own.default_message_ttl, 'PT20M');
       assert.match(own.callback_secret, /^[A-Za-z0-9_-]{32}$/);
-      assert.equal(own.callback_url, `${s.baseUrl}/inbound/${made.id}/callbacks?key=${own.callback_secret}`);
+      assert.equal(own.callback_url, `${s.baseUrl}/inbound/${made.id}/callbacks?token=${own.callback_secret}`);
       assert.equal(own.legacy_plain_text, false, 'templates unless the sender id may still send type 206');
       assert.deepEqual((await s.api.get(`/v1/channels/${made.id}`)).body.appmsg_business_messages, own);
 
@@ -230,8 +230,8 @@ for (const { dialect, skip, test } of await dialects({
       const made = await t.connect();
       await t.user('420601400400');
       const url = made.body.appmsg_business_messages.callback_url as string;
-      // The platform was given the URL with another key than the channel holds: the same 404 as an unknown channel.
-      await t.sandbox(`/services/${made.senderId}`, { callback_url: url.replace(/key=.*$/, 'key=another-key-of-nobody') }, 'PATCH');
+      // The platform was given the URL with another token than the channel holds: the same 404 as an unknown channel.
+      await t.sandbox(`/services/${made.senderId}`, { callback_url: url.replace(/token=.*$/, 'token=another-token-of-nobody') }, 'PATCH');
       const forged = await t.sandbox(`/services/${made.senderId}/users/420601400400/reply`, { text: 'forged' });
       assert.equal(forged.body.webhook?.status, 404, forged.text);
       const bare = await fetch(`${s.baseUrl}/inbound/${made.id}/callbacks`, {

@@ -23,7 +23,7 @@ export const appmsgBusinessSettings = settingsFragment(
   (v, context) => ({
     apiUrl: v.APPMSG_BUSINESS_API_URL ?? context.standInUrl(STAND_IN_PORT_OFFSET),
     pathSegment: v.APPMSG_BUSINESS_PATH_SEGMENT ?? DEFAULT_PATH_SEGMENT,
-    callbackAuth: v.APPMSG_BUSINESS_CALLBACK_AUTH ?? 'url_key',
+    callbackAuth: v.APPMSG_BUSINESS_CALLBACK_AUTH ?? 'url_token',
     signatureHeaderName: v.APPMSG_BUSINESS_SIGNATURE_HEADER ?? DEFAULT_SIGNATURE_HEADER,
     // The pattern above admits only well-formed maps.
     statusCodes: parseStatusCodes(v.APPMSG_BUSINESS_STATUS_CODES ?? DEFAULT_STATUS_CODES) ?? parseStatusCodes(DEFAULT_STATUS_CODES)!,

@@ -13,7 +13,7 @@ import type { CallbackAuth, CallbackStatus } from './options.js';
  *   message: {text, tracking_data?}}`: a message from the user's number (a list message's choice
  *   comes back as the option's title and is matched to the quick reply's payload).
  * Names seen elsewhere for the same facts are read too (`time`/`timestamp`, `dest`, a top-level
- * `text`, a status given by name). The call is authenticated first (the key in the URL, or a
+ * `text`, a status given by name). The call is authenticated first (the token in the URL, or a
  * signature header), then a `service_id` other than the channel's (or the shared one, in shared
  * mode) is refused.
  */
@@ -60,8 +60,8 @@ function senderIds(channel: ChannelContext, settings: InboundSettings): string[]
 
 function authentic(call: InboundCall, secret: string | undefined, settings: InboundSettings): boolean {
   if (!secret) return false;
-  if (settings.callbackAuth === 'url_key') {
-    const key = call.query.key;
+  if (settings.callbackAuth === 'url_token') {
+    const key = call.query.token;
     return typeof key === 'string' && safeEqual(key, secret);
   }
   const given = call.headers[settings.signatureHeaderName.toLowerCase()];
@@ -89,7 +89,7 @@ export function parseCallback(call: InboundCall, channel: ChannelContext, settin
     return {
       ok: false,
       status: 403,
-      message: settings.callbackAuth === 'url_key' ? 'The callback URL has no key or a wrong one.' : 'The callback signature is missing or wrong.',
+      message: settings.callbackAuth === 'url_token' ? 'The callback URL has no token or a wrong one.' : 'The callback signature is missing or wrong.',
     };
   }
   const raw = call.rawBody.toString('utf8');

@@ -8,7 +8,7 @@ export interface AppmsgBusinessOptions {
   apiUrl: string;
   /** First path segment of the send URL (the product's name in lower case plus `srvc`). */
   pathSegment: string;
-  /** How a callback proves it comes from the platform: the key in the URL, or a signature header (see CallbackAuth). */
+  /** How a callback proves it comes from the platform: the token in the URL, or a signature header (see CallbackAuth). */
   callbackAuth: CallbackAuth;
   /** Header of the callback signature (hex HMAC-SHA256 of the raw body under the channel's callback secret), in mode `signature`. */
   signatureHeaderName: string;
@@ -25,11 +25,11 @@ export const DEFAULT_PATH_SEGMENT = 'appmsgsrvc';
 export const DEFAULT_SIGNATURE_HEADER = 'X-Sandbox-Signature';
 
 /**
- * `url_key`: the callback URL the platform is given carries the channel's callback secret as
- * `?key=`, compared on each call (no public integration shows the platform signing its callbacks);
+ * `url_token`: the callback URL the platform is given carries the channel's callback secret as
+ * `?token=`, compared on each call (no public integration shows the platform signing its callbacks);
  * `signature`: hex HMAC-SHA256 of the raw body in `signatureHeaderName` (a relay that signs).
  */
-export const CALLBACK_AUTHS = ['url_key', 'signature'] as const;
+export const CALLBACK_AUTHS = ['url_token', 'signature'] as const;
 export type CallbackAuth = (typeof CALLBACK_AUTHS)[number];
 
 /** What a status callback reports. */
