@@ -216,8 +216,10 @@ function checkCarouselCard(card: Card, field: string): void {
 
 /**
  * The platform's limits beyond the capabilities: quick replies go out as a list message (2 to
- * 10 options, its title at most 85 characters) and only with a text; a carousel has 2 to 5 cards;
- * a video needs its duration (`metadata.video_duration`).
+ * 10 options, its title at most 85 characters) and only with a text; a carousel has 2 to 5 cards
+ * of its own shape and its text in metadata; a video needs its duration and a preview picture; a
+ * template goes only with a text. Whether a plain text may go out as type 206 depends on the
+ * channel's configuration, which these rules do not see: the connector refuses it when sending.
  */
 function checkContent(content: Content, metadata?: Metadata): undefined {
   const replies = content.quick_replies ?? [];
