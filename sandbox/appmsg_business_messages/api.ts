@@ -6,7 +6,7 @@ import type { Sleeper } from '../shared/sleep.js';
 import type { ResolvedAppmsgBusinessOptions } from './options.js';
 import type { AbMessage, AppmsgBusinessState } from './state.js';
 import { Rejection } from './status.js';
-import { DEFAULT_TTL, KNOWN_TYPES, SESSION_TYPES, TTL_MAX, TTL_MIN, validateMessage } from './validation.js';
+import { DEFAULT_TTL, KNOWN_TYPES, PROMOTIONAL_TYPES, SESSION_TYPES, TTL_MAX, TTL_MIN, validateMessage } from './validation.js';
 
 // POST /<segment>/1/send_message: no token; the caller's IP must be whitelisted for the service id.
 
@@ -60,6 +60,10 @@ function send(ctx: AbContext, ip: string, body: JsonRecord): JsonRecord {
   if (label !== 'transaction' && label !== 'promotion') throw new Rejection('SRVC_BAD_LABEL');
   const type = optNumber(body.type);
   if (type === undefined || !KNOWN_TYPES.includes(type)) throw new Rejection('SRVC_BAD_MESSAGE_TYPE');
+  // Plain transactional text (206) is closed to sender ids made after 2026-04-01: templates instead.
+  if (type === 206 && !service.plainTextAllowed) throw new Rejection('SRVC_BAD_MESSAGE_TYPE', 'type 206 is deprecated: use a template (1701/1702)');
+  // Promotional types are billed as promotions: they must say so.
+  if (PROMOTIONAL_TYPES.includes(type) && label !== 'promotion') throw new Rejection('SRVC_BAD_LABEL', 'a promotional type needs label promotion');
   const ttl = body.ttl === undefined ? DEFAULT_TTL : optNumber(body.ttl);
   if (ttl === undefined || ttl < TTL_MIN || ttl > TTL_MAX) throw new Rejection('SRVC_INVALID_TTL');
   const message = validateMessage(type, body, state.templates);

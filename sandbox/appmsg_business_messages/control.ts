@@ -4,7 +4,7 @@ import { randomDigits } from '../shared/ids.js';
 import { summarize } from '../shared/outbound.js';
 import { asArray, asRecord, optBoolean, optNumber, optString, phoneDigits, type JsonRecord } from '../shared/values.js';
 import type { AbContext } from './api.js';
-import type { BusinessCallbacks, CallbackOutcome } from './callbacks.js';
+import { MESSAGE_STATUS, type BusinessCallbacks, type CallbackOutcome } from './callbacks.js';
 import type { AbService, AbUser } from './state.js';
 
 // Control API: services (service id + IP whitelist + callback), app users, templates, receipts and replies.
@@ -24,6 +24,7 @@ function serviceView(s: AbService): JsonRecord {
     callback_secret: s.callbackSecret,
     blocked: s.blocked,
     billing_permitted: s.billingPermitted,
+    plain_text_allowed: s.plainTextAllowed,
   };
 }
 
@@ -44,13 +45,23 @@ export function registerControl(app: FastifyInstance, ctx: AbContext, callbacks:
     if (blocked !== undefined) s.blocked = blocked;
     const billing = optBoolean(body.billing_permitted);
     if (billing !== undefined) s.billingPermitted = billing;
+    const plain = optBoolean(body.plain_text_allowed);
+    if (plain !== undefined) s.plainTextAllowed = plain;
   };
 
   app.post(`${p}/services`, async (req, reply) => {
     const body = asRecord(req.body);
     const serviceId = optNumber(body.service_id) ?? Number(randomDigits(4));
     if (state.services.has(serviceId)) return controlError(reply, 400, 'service_id in use');
-    const service: AbService = { serviceId, allowedIps: [...LOCAL_IPS], callbackUrl: null, callbackSecret: null, blocked: false, billingPermitted: true };
+    const service: AbService = {
+      serviceId,
+      allowedIps: [...LOCAL_IPS],
+      callbackUrl: null,
+      callbackSecret: null,
+      blocked: false,
+      billingPermitted: true,
+      plainTextAllowed: false,
+    };
     applyServiceFields(service, body);
     state.services.set(serviceId, service);
     return reply.code(201).send({ service: serviceView(service) });
@@ -105,8 +116,14 @@ export function registerControl(app: FastifyInstance, ctx: AbContext, callbacks:
       if (typeof found === 'string') return controlError(reply, 404, found);
       if (route === 'block') found.user.blockedServices.add(found.service.serviceId);
       else found.user.blockedServices.delete(found.service.serviceId);
-      const payload = { event, service_id: found.service.serviceId, dest: found.user.phone, timestamp: state.clock.now() };
-      return answer(await callbacks.send(found.service, payload), payload);
+      // A status callback without a message: the user's subscription changed (status 4 or 5).
+      const payload = {
+        message_status: MESSAGE_STATUS[event],
+        message_time: state.clock.now(),
+        phone_number: found.user.phone,
+        service_id: found.service.serviceId,
+      };
+      return answer(await callbacks.send(found.service, event, payload), payload);
     });
   }
 
@@ -123,18 +140,16 @@ export function registerControl(app: FastifyInstance, ctx: AbContext, callbacks:
     const original = [...state.messages]
       .reverse()
       .find((m) => m.serviceId === found.service.serviceId && m.dest === found.user.phone && (token === undefined || m.token === token));
+    // The reply's own token (a callback the platform repeats names the same reply) and, where the
+    // user answered a message, its tracking data (which the partner set when sending it).
     const payload: JsonRecord = {
-      event: 'reply',
-      // The reply's own id: a callback the platform repeats names the same reply.
-      reply_token: randomDigits(19),
+      message_token: randomDigits(19),
+      phone_number: found.user.phone,
+      message_time: now,
       service_id: found.service.serviceId,
-      dest: found.user.phone,
-      text,
-      message_token: original?.token ?? null,
-      tracking_data: original?.trackingData ?? null,
-      timestamp: now,
+      message: { text, ...(original?.trackingData ? { tracking_data: original.trackingData } : {}) },
     };
-    return answer(await callbacks.send(found.service, payload), payload);
+    return answer(await callbacks.send(found.service, 'reply', payload), payload);
   });
 
   // Delivery report for a sent message: delivered, seen or expired.
@@ -147,15 +162,13 @@ export function registerControl(app: FastifyInstance, ctx: AbContext, callbacks:
     const service = state.services.get(message.serviceId);
     if (!service) return controlError(reply, 409, 'service was removed');
     const payload = {
-      event: 'status',
       message_token: message.token,
-      status,
-      timestamp: state.clock.now(),
+      message_status: MESSAGE_STATUS[status],
+      message_time: state.clock.now(),
+      phone_number: message.dest,
       service_id: message.serviceId,
-      dest: message.dest,
-      seq: message.seq,
     };
-    return answer(await callbacks.send(service, payload), payload);
+    return answer(await callbacks.send(service, status, payload), payload);
   });
 
   app.get<{ Querystring: { service_id?: string } }>(`${p}/messages`, async (req) => ({

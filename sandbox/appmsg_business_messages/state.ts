@@ -10,6 +10,8 @@ export interface AbService {
   callbackSecret: string | null;
   blocked: boolean;
   billingPermitted: boolean;
+  /** Sender ids made before type 206 was closed (2026-04-01) may still send plain text as 206. */
+  plainTextAllowed: boolean;
 }
 
 export interface AbUser {

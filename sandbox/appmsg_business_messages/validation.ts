@@ -23,6 +23,13 @@ const REPLYABLE = [206, 207, 208, 209, 210, 220, 225, 306, 307, 230, 231, 232, 2
 /** Types that must not carry #tracking_data. */
 const NOT_REPLYABLE = [7, 8, 9, 107, 108, 109];
 export const SESSION_TYPES = [306, 307];
+/** Types billed as promotions (a public integration's type table): they need `label: promotion`. */
+export const PROMOTIONAL_TYPES = [225, 7, 107, 207, 8, 108, 208, 210, 9, 109, 209, 230, 231, 232, 233, 901];
+
+/** A carousel card's limits (a public integration of the partner API, spec v11.3). */
+const CARD_TITLE = { min: 2, max: 38 };
+const PRIMARY_LABEL_MAX = 10;
+const SECONDARY_LABEL_MAX = 12;
 
 const bad = (name: ConstructorParameters<typeof Rejection>[0], detail: string): Rejection => new Rejection(name, detail);
 
@@ -41,8 +48,27 @@ function caption(message: JsonRecord): void {
   if (charLength(required(message, '#caption')) > 30) throw bad('SRVC_BAD_PARAMETERS', '#caption longer than 30 characters');
 }
 
+function button(value: unknown, where: string, labelMax: number): void {
+  if (!isRecord(value)) throw bad('CAROUSEL_VALIDATION_ERROR', `${where} is required`);
+  const label = optString(value.label) ?? '';
+  if (label === '' || charLength(label) > labelMax) throw bad('CAROUSEL_VALIDATION_ERROR', `${where}.label must have 1 to ${labelMax} characters`);
+  if ((optString(value.actionUrl) ?? '') === '') throw bad('CAROUSEL_VALIDATION_ERROR', `${where}.actionUrl is required`);
+}
+
+function carouselItem(item: unknown, i: number): void {
+  const where = `carousel.items[${i}]`;
+  if (!isRecord(item)) throw bad('CAROUSEL_VALIDATION_ERROR', `${where} must be an object`);
+  const title = optString(item.title) ?? '';
+  if (charLength(title) < CARD_TITLE.min || charLength(title) > CARD_TITLE.max)
+    throw bad('CAROUSEL_VALIDATION_ERROR', `${where}.title must have ${CARD_TITLE.min} to ${CARD_TITLE.max} characters`);
+  if ((optString(item.imageUrl) ?? '') === '') throw bad('CAROUSEL_VALIDATION_ERROR', `${where}.imageUrl is required`);
+  button(item.primaryButton, `${where}.primaryButton`, PRIMARY_LABEL_MAX);
+  if (item.secondaryButton !== undefined) button(item.secondaryButton, `${where}.secondaryButton`, SECONDARY_LABEL_MAX);
+}
+
 export function validateMessage(type: number, body: JsonRecord, templates: Map<string, AbTemplate>): JsonRecord {
-  const message = isRecord(body.message) ? body.message : undefined;
+  // A template's text is the approved template's: its request names it and has no message object.
+  const message = isRecord(body.message) ? body.message : TEMPLATE.includes(type) ? {} : undefined;
   if (!message) throw bad('SRVC_BAD_PARAMETERS', 'message is required');
   const tracking = message['#tracking_data'];
   if (REPLYABLE.includes(type) && (typeof tracking !== 'string' || tracking === ''))
@@ -66,16 +92,19 @@ export function validateMessage(type: number, body: JsonRecord, templates: Map<s
     required(message, '#action');
     if (optString(body.file_type) === undefined && optString(message.file_type) === undefined) throw bad('SRVC_BAD_PARAMETERS', 'file_type is required');
   } else if (VIDEO.includes(type)) {
-    if (optString(message['#media']) === undefined && optString(message['#action']) === undefined)
-      throw bad('SRVC_BAD_PARAMETERS', '#media or #action is required');
+    // 230-232 carry the video's URL in #action; 233 carries it in #media and a button's URL in #action.
+    if (type === 233) required(message, '#media');
+    required(message, '#action');
     const size = optNumber(body.file_size ?? message.file_size);
     if (size === undefined) throw bad('SRVC_BAD_PARAMETERS', 'file_size is required');
     if (size > 200 * 1024 * 1024) throw bad('SRVC_BAD_FILE_SIZE', 'file_size above 200 MB');
     const duration = optNumber(body.duration ?? message.duration);
     if (duration === undefined) throw bad('SRVC_BAD_PARAMETERS', 'duration is required');
     if (duration > 600) throw bad('SRVC_BAD_DURATION', 'duration above 600 s');
-    const thumb = optString(message['#thumbnail']);
-    if (thumb !== undefined && thumb.length > 1000) throw bad('SRVC_BAD_THUMBNAIL', '#thumbnail longer than 1000 characters');
+    const thumb = required(message, '#thumbnail');
+    if (thumb.length > 1000) throw bad('SRVC_BAD_THUMBNAIL', '#thumbnail longer than 1000 characters');
+    if (type !== 230) text(message);
+    if (type === 232 || type === 233) caption(message);
   } else if (LIST.includes(type)) {
     const survey = isRecord(body.survey) ? body.survey : isRecord(message.survey) ? message.survey : {};
     const options = asArray(survey.options) ?? [];
@@ -86,6 +115,9 @@ export function validateMessage(type: number, body: JsonRecord, templates: Map<s
     const carousel = isRecord(body.carousel) ? body.carousel : isRecord(message.carousel) ? message.carousel : {};
     const items = asArray(carousel.items) ?? [];
     if (items.length < 2 || items.length > 5) throw bad('CAROUSEL_VALIDATION_ERROR', 'carousel.items must have 2 to 5 entries');
+    // The carousel's own text, then each card: a title, an image and a primary button.
+    text(message);
+    items.forEach((item, i) => carouselItem(item, i));
   } else if (TEMPLATE.includes(type)) {
     const id = optString(body.templateId ?? message.templateId);
     const lang = optString(body.templateLang ?? message.templateLang);

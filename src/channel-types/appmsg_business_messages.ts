@@ -18,6 +18,25 @@ export const DEFAULT_TTL_S = TTL_MAX_S;
 export const TTL_METADATA = 'time_to_live';
 export const VIDEO_DURATION_METADATA = 'video_duration';
 const VIDEO_MAX_DURATION_S = 600;
+/** A video's preview picture (the platform always shows one; its URL at most 1000 characters). */
+export const VIDEO_THUMBNAIL_METADATA = 'video_thumbnail';
+const THUMBNAIL_URL_MAX = 1000;
+/** A carousel's own text, shown above its cards. */
+export const CAROUSEL_TEXT_METADATA = 'carousel_text';
+/**
+ * An approved template a text is sent as (type 1702; plain text, 206, is closed to sender ids made
+ * after 2026-04-01): its id, its language, and its parameters by name (texts of at most 125
+ * characters, no URLs, per public integrations of the partner API).
+ */
+export const TEMPLATE_ID_METADATA = 'template_id';
+export const TEMPLATE_LANG_METADATA = 'template_lang';
+export const TEMPLATE_PARAMS_METADATA = 'template_params';
+const TEMPLATE_PARAM_MAX = 125;
+const TEMPLATE_PARAMS_MAX = 20;
+
+/** A carousel card: its title (2 to 38 characters), its buttons' labels (primary at most 10, secondary 12). */
+const CAROUSEL_TITLE = { min: 2, max: 38 };
+const CAROUSEL_LABEL_MAX = [10, 12] as const;
 
 /** A list message's title, its options, a card's text and a carousel's cards (platforms.md §4.4). */
 const LIST_TITLE_MAX = 85;
@@ -63,6 +82,46 @@ function timeToLiveMs(config: Record<string, unknown>, metadata: Metadata | unde
   return (own ?? channel ?? DEFAULT_TTL_S) * 1000;
 }
 
+function invalid(field: string, value: unknown, message: string): never {
+  throw ApiError.invalid(field, value ?? null, message);
+}
+
+function checkTemplate(metadata: Metadata): void {
+  const id = metadata[TEMPLATE_ID_METADATA];
+  const lang = metadata[TEMPLATE_LANG_METADATA];
+  const params = metadata[TEMPLATE_PARAMS_METADATA];
+  if (id === undefined) {
+    if (lang !== undefined || params !== undefined)
+      invalid(`metadata.${TEMPLATE_ID_METADATA}`, null, `A template's language and parameters go with its id in 'metadata.${TEMPLATE_ID_METADATA}'.`);
+    return;
+  }
+  if (typeof id !== 'string' || !/^[A-Za-z0-9_.:-]{1,100}$/.test(id))
+    invalid(
+      `metadata.${TEMPLATE_ID_METADATA}`,
+      id,
+      `Property 'metadata.${TEMPLATE_ID_METADATA}' must be the approved template's id (1 to 100 letters, digits, '-', '_', '.', ':').`,
+    );
+  if (typeof lang !== 'string' || !/^[a-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})?$/.test(lang))
+    invalid(
+      `metadata.${TEMPLATE_LANG_METADATA}`,
+      lang,
+      `Property 'metadata.${TEMPLATE_LANG_METADATA}' must be the template's language code (such as en or pt_BR).`,
+    );
+  if (params === undefined) return;
+  if (params === null || typeof params !== 'object' || Array.isArray(params))
+    invalid(`metadata.${TEMPLATE_PARAMS_METADATA}`, params, `Property 'metadata.${TEMPLATE_PARAMS_METADATA}' must be an object of parameter names to texts.`);
+  const entries = Object.entries(params as Record<string, unknown>);
+  if (entries.length > TEMPLATE_PARAMS_MAX)
+    invalid(`metadata.${TEMPLATE_PARAMS_METADATA}`, null, `A template takes at most ${TEMPLATE_PARAMS_MAX} parameters.`);
+  for (const [name, value] of entries) {
+    const field = `metadata.${TEMPLATE_PARAMS_METADATA}.${name}`;
+    if (!/^[A-Za-z0-9_]{1,50}$/.test(name)) invalid(field, null, `A template parameter's name has 1 to 50 letters, digits or '_'.`);
+    if (typeof value !== 'string' || value === '' || charCount(value) > TEMPLATE_PARAM_MAX)
+      invalid(field, value, `Property '${field}' must be a text of 1 to ${TEMPLATE_PARAM_MAX} characters.`);
+    if (/https?:\/\//i.test(value)) invalid(field, value, `Property '${field}' must not hold a URL: the platform takes only text in template parameters.`);
+  }
+}
+
 function checkMetadata(metadata: Metadata): Metadata {
   if (metadata[TTL_METADATA] !== undefined) checkTtl(`metadata.${TTL_METADATA}`, metadata[TTL_METADATA]);
   const duration = metadata[VIDEO_DURATION_METADATA];
@@ -73,25 +132,38 @@ function checkMetadata(metadata: Metadata): Metadata {
       `Property 'metadata.${VIDEO_DURATION_METADATA}' must be the video's length in whole seconds, 1 to ${VIDEO_MAX_DURATION_S}.`,
     );
   }
+  const thumbnail = metadata[VIDEO_THUMBNAIL_METADATA];
+  if (thumbnail !== undefined && !(typeof thumbnail === 'string' && /^https?:\/\/\S+$/i.test(thumbnail) && thumbnail.length <= THUMBNAIL_URL_MAX)) {
+    invalid(
+      `metadata.${VIDEO_THUMBNAIL_METADATA}`,
+      thumbnail,
+      `Property 'metadata.${VIDEO_THUMBNAIL_METADATA}' must be the URL of the video's preview picture (http or https, at most ${THUMBNAIL_URL_MAX} characters).`,
+    );
+  }
+  const carouselText = metadata[CAROUSEL_TEXT_METADATA];
+  if (carouselText !== undefined && !(typeof carouselText === 'string' && carouselText.trim() !== '' && charCount(carouselText) <= TEXT_MAX)) {
+    invalid(`metadata.${CAROUSEL_TEXT_METADATA}`, carouselText, `Property 'metadata.${CAROUSEL_TEXT_METADATA}' must be a text of 1 to ${TEXT_MAX} characters.`);
+  }
+  checkTemplate(metadata);
   return metadata;
 }
 
 const cardText = (card: Card) => [card.title, card.text].filter(Boolean).join('\n');
 
-/** A card the platform can show: a text, an image, or both with a url button; the text within its limit. */
-function checkCard(card: Card, field: string, inCarousel: boolean): void {
+/** A single card the platform can show: a text, an image, or both with one url button; the text within its limit. */
+function checkCard(card: Card, field: string): void {
   const text = cardText(card);
   if (text === '' && !card.image_url)
     throw ApiError.invalid(field, null, `Property '${field}' needs a title, a text or an image_url on an appmsg_business_messages channel.`);
   if (charCount(text) > TEXT_MAX) throw ApiError.invalid(field, null, `The title and text of '${field}' must be at most ${TEXT_MAX} characters together.`);
-  if (card.item_url !== undefined) {
+  checkNoItemUrl(card, field);
+  if ((card.buttons?.length ?? 0) > 1)
     throw ApiError.invalid(
-      `${field}.item_url`,
-      card.item_url,
-      `An appmsg_business_messages card opens a link only through its url button: put the link in a button.`,
+      `${field}.buttons`,
+      null,
+      'A single card on an appmsg_business_messages channel has at most one url button (two only in a carousel).',
     );
-  }
-  if (!inCarousel && text !== '' && card.image_url && !card.buttons?.length) {
+  if (text !== '' && card.image_url && !card.buttons?.length) {
     throw ApiError.invalid(
       `${field}.buttons`,
       null,
@@ -100,10 +172,54 @@ function checkCard(card: Card, field: string, inCarousel: boolean): void {
   }
 }
 
+function checkNoItemUrl(card: Card, field: string): void {
+  if (card.item_url !== undefined) {
+    throw ApiError.invalid(
+      `${field}.item_url`,
+      card.item_url,
+      `An appmsg_business_messages card opens a link only through its url button: put the link in a button.`,
+    );
+  }
+}
+
+/** A carousel card: a title of 2 to 38 characters, an image, a primary url button (label at most 10) and maybe a secondary one (12). */
+function checkCarouselCard(card: Card, field: string): void {
+  checkNoItemUrl(card, field);
+  const title = card.title ?? '';
+  if (charCount(title) < CAROUSEL_TITLE.min || charCount(title) > CAROUSEL_TITLE.max) {
+    throw ApiError.invalid(
+      `${field}.title`,
+      card.title ?? null,
+      `A carousel card's title has ${CAROUSEL_TITLE.min} to ${CAROUSEL_TITLE.max} characters on an appmsg_business_messages channel.`,
+    );
+  }
+  if (card.text !== undefined)
+    throw ApiError.invalid(
+      `${field}.text`,
+      card.text,
+      `A carousel card shows only its title, image and buttons: the carousel's text goes in 'metadata.${CAROUSEL_TEXT_METADATA}'.`,
+    );
+  if (!card.image_url) throw ApiError.invalid(`${field}.image_url`, null, 'A carousel card needs an image_url on an appmsg_business_messages channel.');
+  const buttons = card.buttons ?? [];
+  if (buttons.length === 0) throw ApiError.invalid(`${field}.buttons`, null, 'A carousel card needs a url button (a second one is optional).');
+  buttons.forEach((b, j) => {
+    const max = CAROUSEL_LABEL_MAX[j] ?? 0;
+    if (charCount(b.title) > max) {
+      throw ApiError.invalid(
+        `${field}.buttons[${j}].title`,
+        b.title,
+        `A carousel card's ${j === 0 ? 'first' : 'second'} button has a label of at most ${max} characters.`,
+      );
+    }
+  });
+}
+
 /**
  * The platform's limits beyond the capabilities: quick replies go out as a list message (2 to
- * 10 options, its title at most 85 characters) and only with a text; a carousel has 2 to 5 cards;
- * a video needs its duration (`metadata.video_duration`).
+ * 10 options, its title at most 85 characters) and only with a text; a carousel has 2 to 5 cards
+ * of its own shape and its text in metadata; a video needs its duration and a preview picture; a
+ * template goes only with a text. Whether a plain text may go out as type 206 depends on the
+ * channel's configuration, which these rules do not see: the connector refuses it when sending.
  */
 function checkContent(content: Content, metadata?: Metadata): undefined {
   const replies = content.quick_replies ?? [];
@@ -134,14 +250,35 @@ function checkContent(content: Content, metadata?: Metadata): undefined {
           `A carousel has ${CAROUSEL.min} to ${CAROUSEL.max} cards; send one card as an object, not as an array.`,
         );
       }
-      content.payload.forEach((card, i) => checkCard(card, `content.payload[${i}]`, true));
-    } else checkCard(content.payload, 'content.payload', false);
+      if (metadata?.[CAROUSEL_TEXT_METADATA] === undefined)
+        throw ApiError.invalid(
+          `metadata.${CAROUSEL_TEXT_METADATA}`,
+          null,
+          `A carousel needs its own text in 'metadata.${CAROUSEL_TEXT_METADATA}': the platform shows it above the cards.`,
+        );
+      content.payload.forEach((card, i) => checkCarouselCard(card, `content.payload[${i}]`));
+    } else checkCard(content.payload, 'content.payload');
   }
-  if (content.type === 'video' && metadata?.[VIDEO_DURATION_METADATA] === undefined) {
+  if (content.type === 'video') {
+    if (metadata?.[VIDEO_DURATION_METADATA] === undefined) {
+      throw ApiError.invalid(
+        `metadata.${VIDEO_DURATION_METADATA}`,
+        null,
+        `A video needs its length in seconds in 'metadata.${VIDEO_DURATION_METADATA}' (1 to ${VIDEO_MAX_DURATION_S}): the platform shows it.`,
+      );
+    }
+    if (metadata[VIDEO_THUMBNAIL_METADATA] === undefined)
+      throw ApiError.invalid(
+        `metadata.${VIDEO_THUMBNAIL_METADATA}`,
+        null,
+        `A video needs a preview picture's URL in 'metadata.${VIDEO_THUMBNAIL_METADATA}': the platform always shows one.`,
+      );
+  }
+  if (metadata?.[TEMPLATE_ID_METADATA] !== undefined && (content.type !== 'text' || replies.length > 0)) {
     throw ApiError.invalid(
-      `metadata.${VIDEO_DURATION_METADATA}`,
-      null,
-      `A video needs its length in seconds in 'metadata.${VIDEO_DURATION_METADATA}' (1 to ${VIDEO_MAX_DURATION_S}): the platform shows it.`,
+      `metadata.${TEMPLATE_ID_METADATA}`,
+      metadata[TEMPLATE_ID_METADATA],
+      "A template goes with a text without quick replies: the text is what this service stores and shows, the platform sends the template's own.",
     );
   }
   return undefined;
@@ -156,7 +293,7 @@ export const appmsgBusinessMessages: ChannelTypeDefinition = {
     quickReplies: 'native',
     quickReplyKinds: ['text'],
     buttons: ['url'],
-    maxButtonsPerCard: 1,
+    maxButtonsPerCard: 2,
     maxCards: CAROUSEL.max,
     maxTextLength: TEXT_MAX,
     notifications: [],
@@ -179,7 +316,15 @@ export const appmsgBusinessMessages: ChannelTypeDefinition = {
           Type.String({
             minLength: 16,
             maxLength: 200,
-            description: "Beyond the specification: the secret the platform's callbacks are signed with; made by the service when not given.",
+            pattern: '^[A-Za-z0-9_-]+$',
+            description:
+              "Beyond the specification: the token of the callback URL (or of a relay's signature) that proves a callback is the platform's; made by the service when not given.",
+          }),
+        ),
+        legacy_plain_text: Type.Optional(
+          Type.Boolean({
+            description:
+              'Beyond the specification: the sender id was made before 2026-04-01 and may still send plain text (type 206). Default false: a text is sent as the template named in its metadata.',
           }),
         ),
       },
@@ -195,13 +340,17 @@ export const appmsgBusinessMessages: ChannelTypeDefinition = {
     schema: Type.Object({
       sender_id: Type.String(),
       default_message_ttl: Type.Optional(Type.String()),
-      callback_url: Type.String({ description: "Beyond the specification: the URL to give the platform for the sender id's callbacks." }),
-      callback_secret: Type.Optional(Type.String({ description: 'Beyond the specification: the secret to sign them with.' })),
+      legacy_plain_text: Type.Boolean(),
+      callback_url: Type.String({ description: "Beyond the specification: the URL (with its key) to give the platform for the sender id's callbacks." }),
+      callback_secret: Type.Optional(Type.String({ description: "Beyond the specification: the callback URL's token (or a relay's signing secret)." })),
     }),
     render: ({ own, inboundUrl }) => {
       const view: Record<string, unknown> = { sender_id: String(own.sender_id) };
       if (typeof own.default_message_ttl === 'string') view.default_message_ttl = own.default_message_ttl;
-      view.callback_url = inboundUrl(INBOUND_ENDPOINT);
+      view.legacy_plain_text = own.legacy_plain_text === true;
+      // The platform calls the URL it was given, query included: the key in it proves the call.
+      const key = typeof own.callback_secret === 'string' ? `?token=${encodeURIComponent(own.callback_secret)}` : '';
+      view.callback_url = `${inboundUrl(INBOUND_ENDPOINT)}${key}`;
       if (typeof own.callback_secret === 'string') view.callback_secret = own.callback_secret;
       return { appmsg_business_messages: view };
     },
@@ -213,7 +362,20 @@ export const appmsgBusinessMessages: ChannelTypeDefinition = {
     },
   },
   contactView: PHONE_NUMBER_SHOWN,
-  send: { reservedMetadata: [TTL_METADATA, VIDEO_DURATION_METADATA], checkMetadata, checkContent, timeToLiveMs },
+  send: {
+    reservedMetadata: [
+      TTL_METADATA,
+      VIDEO_DURATION_METADATA,
+      VIDEO_THUMBNAIL_METADATA,
+      CAROUSEL_TEXT_METADATA,
+      TEMPLATE_ID_METADATA,
+      TEMPLATE_LANG_METADATA,
+      TEMPLATE_PARAMS_METADATA,
+    ],
+    checkMetadata,
+    checkContent,
+    timeToLiveMs,
+  },
   settings: NO_SETTINGS,
   inboundEndpoints: [INBOUND_ENDPOINT],
   webChat: false,

@@ -107,3 +107,12 @@ const EXTENSIONS = new Map<string, string>([
 export function fileNameFor(kind: string, contentType: string): string {
   return `${kind}.${EXTENSIONS.get(contentType) ?? 'bin'}`;
 }
+
+/** A Retry-After header (seconds, or an HTTP date) as ms from `now`. */
+export function retryAfterMs(value: string | null, now: number): number | undefined {
+  if (value === null || value.trim() === '') return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}

@@ -240,7 +240,12 @@ export const SendMessageBody = Type.Object(
     channel: Type.Object({ id: Type.String({ minLength: 1, maxLength: 32 }) }, strict),
     contact: SendContact,
     content: Type.Object({ type: Type.String() }, { additionalProperties: true }),
-    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Developer-defined data, returned in message_echo and List Messages.' })),
+    metadata: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description:
+          "Developer-defined data, returned in message_echo and List Messages. Beyond the specification, a channel type may reserve keys (Get Capabilities' `reserved_metadata`); `appmsg_business_messages` sends a text as the approved template named by `template_id`, `template_lang` and `template_params` (names to texts of at most 125 characters), and takes `video_duration` and `video_thumbnail` for a video, `carousel_text` for a carousel and `time_to_live`.",
+      }),
+    ),
   },
   { ...strict, title: 'Send Message' },
 );

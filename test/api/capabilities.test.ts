@@ -43,7 +43,7 @@ for (const { dialect, skip } of await dialects()) {
         assert.deepEqual(res.body.contact_addressing, caps.contactForms);
         const reserved: Record<string, string[]> = {
           socialnet_chat: ['platform_metadata', 'tag', 'type'],
-          appmsg_business_messages: ['time_to_live', 'video_duration'],
+          appmsg_business_messages: ['time_to_live', 'video_duration', 'video_thumbnail', 'carousel_text', 'template_id', 'template_lang', 'template_params'],
           email: ['email'],
         };
         assert.deepEqual(res.body.reserved_metadata, reserved[type] ?? []);

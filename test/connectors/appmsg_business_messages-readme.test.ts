@@ -6,7 +6,7 @@ import { runReadmeBlock } from '../helpers/readme.js';
 // `npm run sandbox` (moved to free ports with SANDBOX_PORT_BASE, which the server is given too) and
 // the server as `npm start` runs it (from the sources). Only the ports and the token are replaced.
 
-test("README's business message works as written: the channel's TTL given to the platform, the message taken once under the sender id, delivered", async (t) => {
+test("README's business message works as written: the channel's TTL given to the platform, the message taken once under the sender id as its template, delivered", async (t) => {
   const { stdout, standInUrl: standIn } = await runReadmeBlock(t, 'business-send', 6);
   const message = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
     id: string;
@@ -25,6 +25,10 @@ test("README's business message works as written: the channel's TTL given to the
   assert.equal(taken.messages.length, 1);
   assert.equal(String(taken.messages[0]!.seq), message.id);
   assert.equal(taken.messages[0]!.dest, '420601123456');
-  assert.equal(taken.messages[0]!.body.message['#txt'], 'Your order has shipped.');
+  assert.equal(taken.messages[0]!.type, 1702, 'a template: plain text (206) is closed to the channel');
+  assert.deepEqual(
+    [taken.messages[0]!.body.templateId, taken.messages[0]!.body.templateLang, taken.messages[0]!.body.templateParams],
+    ['order_shipped', 'en', { order: '1042' }],
+  );
   assert.ok(taken.messages[0]!.ttl > 1150 && taken.messages[0]!.ttl <= 1200, `the channel's PT20M less what passed: ${taken.messages[0]!.ttl}`);
 });

@@ -5,6 +5,7 @@ import { durationSeconds } from '../../src/channel-types/appmsg_business_message
 import { parseCallback } from '../../src/connectors/appmsg_business_messages/inbound.js';
 import { renderMessage, shortFileName } from '../../src/connectors/appmsg_business_messages/render.js';
 import { statusFailure } from '../../src/connectors/appmsg_business_messages/api.js';
+import { DEFAULT_STATUS_CODES, parseStatusCodes } from '../../src/connectors/appmsg_business_messages/options.js';
 import { messageFailedCode } from '../../src/connectors/failure-codes.js';
 import type { ChannelContext, InboundCall } from '../../src/connectors/connector.js';
 
@@ -15,15 +16,26 @@ const channel: ChannelContext = {
   config: { sender_id: '1234' },
   secrets: { callback_secret: 'secret-of-the-channel-callbacks' },
 };
-const settings = { signatureHeaderName: 'X-Sandbox-Signature', sharedSenderId: '9999' };
+const settings = {
+  callbackAuth: 'url_token' as const,
+  signatureHeaderName: 'X-Sandbox-Signature',
+  statusCodes: parseStatusCodes(DEFAULT_STATUS_CODES)!,
+  sharedSenderId: '9999',
+};
+const signed = { ...settings, callbackAuth: 'signature' as const };
 
-function call(body: string, signature = createHmac('sha256', channel.secrets.callback_secret!).update(body).digest('hex')): InboundCall {
+/** A callback on the channel's URL with its token (mode url_token) and, for mode signature, the header. */
+function call(
+  body: string,
+  key = channel.secrets.callback_secret!,
+  signature = createHmac('sha256', channel.secrets.callback_secret!).update(body).digest('hex'),
+): InboundCall {
   return {
     method: 'POST',
     endpoint: 'callbacks',
-    url: 'http://x/v1/inbound/1/callbacks',
+    url: `http://x/v1/inbound/1/callbacks?token=${key}`,
     headers: { 'x-sandbox-signature': signature },
-    query: {},
+    query: { token: key },
     rawBody: Buffer.from(body),
   };
 }
@@ -36,9 +48,8 @@ test('ISO 8601 durations: weeks, days, hours, minutes, seconds; years and months
   for (const bad of ['P', 'PT', 'P1M', 'P1Y', '20M', 'PT-5M', 1200, null]) assert.equal(durationSeconds(bad), null, String(bad));
 });
 
-test('callbacks: signature on the raw body, our sender id, 19-digit tokens read as text', () => {
-  const status =
-    '{"event":"status","message_token":5379697806260881548,"status":"delivered","timestamp":1700000000000,"service_id":1234,"dest":"420601123456","seq":42}';
+test('callbacks: the token in the URL (or a signature), our sender id, 19-digit tokens read as text', () => {
+  const status = '{"message_token":5379697806260881548,"message_status":0,"message_time":1700000000000,"phone_number":"420601123456","service_id":1234}';
   const parsed = parseCallback(call(status), channel, settings);
   assert.ok(parsed.ok);
   assert.deepEqual(parsed.events, [
@@ -47,20 +58,30 @@ test('callbacks: signature on the raw body, our sender id, 19-digit tokens read 
       user: { phoneNumber: '+420601123456' },
       at: 1700000000000,
       eventKey: '5379697806260881548:delivered',
-      report: { messageExternalId: '5379697806260881548', messageReference: '42', status: 'delivered', final: true, platformCode: 'delivered' },
+      report: { messageExternalId: '5379697806260881548', status: 'delivered', final: true, platformCode: '0' },
     },
   ]);
-  assert.deepEqual(parseCallback(call(status, 'ab'.repeat(32)), channel, settings), {
+  assert.deepEqual(parseCallback(call(status, 'wrong-key-of-the-channel-callbacks'), channel, settings), {
     ok: false,
     status: 403,
-    message: 'The callback signature is missing or wrong.',
+    message: 'The callback URL has no token or a wrong one.',
   });
+  assert.equal(
+    parseCallback(call(status, channel.secrets.callback_secret, 'ab'.repeat(32)), channel, settings).ok,
+    true,
+    'no signature asked in mode url_token',
+  );
+  assert.equal(parseCallback(call(status, '', 'ab'.repeat(32)), channel, signed).ok, false, 'mode signature: a wrong signature');
+  assert.equal(parseCallback(call(status, ''), channel, signed).ok, true, 'mode signature: the signature alone');
   const foreign = status.replace('"service_id":1234', '"service_id":9999');
   assert.equal(parseCallback(call(foreign), channel, settings).ok, false, 'the shared id only in shared mode');
   assert.equal(parseCallback(call(foreign), { ...channel, mode: 'shared' }, settings).ok, true);
-  const seen = parseCallback(call(status.replace('"delivered"', '"seen"')), channel, settings);
+  const seen = parseCallback(call(status.replace('"message_status":0', '"message_status":1')), channel, settings);
   assert.ok(seen.ok);
   assert.equal(seen.events[0]!.kind, 'read');
+  const remapped = parseCallback(call(status), channel, { ...settings, statusCodes: parseStatusCodes('0=seen,1=delivered')! });
+  assert.ok(remapped.ok);
+  assert.equal(remapped.events[0]!.kind, 'read', 'APPMSG_BUSINESS_STATUS_CODES changes the map');
   const bad = parseCallback(call('not json'), channel, settings);
   assert.equal(bad.ok ? 0 : bad.status, 400);
 });
@@ -68,7 +89,10 @@ test('callbacks: signature on the raw body, our sender id, 19-digit tokens read 
 test('rendering: TTL rounded up and capped, too little left refused; file names shortened keeping the extension', () => {
   const to = { id: '1', externalId: null, phoneNumber: '+420601123456', userRef: null, email: null, name: null };
   const text = { id: '77', content: { type: 'text' as const, payload: 'hi' } };
-  const r = renderMessage(channel, '1234', to, { ...text, ttlMs: 29_950 + 50 });
+  const legacy = { ...channel, config: { ...channel.config, legacy_plain_text: true } };
+  const closed = renderMessage(channel, '1234', to, text);
+  assert.equal(closed.ok ? '' : closed.code, 'plain_text_closed', 'plain text only on a channel whose sender id may still send it');
+  const r = renderMessage(legacy, '1234', to, { ...text, ttlMs: 29_950 + 50 });
   assert.ok(r.ok);
   assert.deepEqual(r.value, {
     service_id: 1234,
@@ -79,9 +103,9 @@ test('rendering: TTL rounded up and capped, too little left refused; file names 
     type: 206,
     message: { '#txt': 'hi', '#tracking_data': '77' },
   });
-  const capped = renderMessage(channel, '1234', to, { ...text, ttlMs: 30 * 86_400_000 });
+  const capped = renderMessage(legacy, '1234', to, { ...text, ttlMs: 30 * 86_400_000 });
   assert.equal(capped.ok && capped.value.ttl, 1_209_600);
-  const late = renderMessage(channel, '1234', to, { ...text, ttlMs: 29_000 });
+  const late = renderMessage(legacy, '1234', to, { ...text, ttlMs: 29_000 });
   assert.equal(late.ok ? '' : late.code, 'ttl_elapsed');
   assert.equal(messageFailedCode('appmsg_business_messages', 'ttl_elapsed'), 4);
   assert.deepEqual(shortFileName('https://x.example/a/quarterly-report-for-shareholders.PDF'), { name: 'quarterly-report-for-.pdf', extension: 'pdf' });

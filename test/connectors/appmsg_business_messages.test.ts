@@ -51,7 +51,10 @@ function setup(dialect: Parameters<typeof startTestServer>[0], options: { clock?
   const sandbox = (path: string, body?: unknown, method = body === undefined ? 'GET' : 'POST'): Promise<JsonAnswer> =>
     http(method, `${state.base}/_sandbox${path}`, body);
 
-  /** A channel with its webhook receiver; its sender id exists on the stand-in with the channel's callback URL and secret. */
+  /**
+   * A channel with its webhook receiver; its sender id exists on the stand-in with the channel's
+   * callback URL (its token included), and may send plain text (206) when the channel says so.
+   */
   async function connect(extra: Record<string, unknown> = {}, mode?: string): Promise<Made> {
     const hook = await startWebhookReceiver();
     state.hooks.push(hook);
@@ -66,7 +69,7 @@ function setup(dialect: Parameters<typeof startTestServer>[0], options: { clock?
     assert.equal(res.status, 201, res.text);
     hook.secret = res.body.webhook.secret;
     const own = res.body.appmsg_business_messages;
-    const made = await sandbox('/services', { service_id: senderId, callback_url: own.callback_url, callback_secret: own.callback_secret });
+    const made = await sandbox('/services', { service_id: senderId, callback_url: own.callback_url, plain_text_allowed: extra.legacy_plain_text === true });
     assert.equal(made.status, 201, made.text);
     return { id: res.body.id, senderId, hook, body: res.body };
   }
@@ -97,6 +100,8 @@ function setup(dialect: Parameters<typeof startTestServer>[0], options: { clock?
 }
 
 const TEXT = (payload: string) => ({ type: 'text', payload });
+/** A channel whose sender id was made before type 206 closed: it may send plain text. */
+const LEGACY = { legacy_plain_text: true };
 
 for (const { dialect, skip, test } of await dialects({
   postgresSmoke: [
@@ -113,8 +118,9 @@ for (const { dialect, skip, test } of await dialects({
       const own = made.body.appmsg_business_messages;
       assert.equal(own.sender_id, String(made.senderId));
       assert.equal(own.default_message_ttl, 'PT20M');
-      assert.equal(own.callback_url, `${s.baseUrl}/inbound/${made.id}/callbacks`);
       assert.match(own.callback_secret, /^[A-Za-z0-9_-]{32}$/);
+      assert.equal(own.callback_url, `${s.baseUrl}/inbound/${made.id}/callbacks?token=${own.callback_secret}`);
+      assert.equal(own.legacy_plain_text, false, 'templates unless the sender id may still send type 206');
       assert.deepEqual((await s.api.get(`/v1/channels/${made.id}`)).body.appmsg_business_messages, own);
 
       const body = (ttl: unknown, sender = '1234') => ({ type: TYPE, name: 'B', appmsg_business_messages: { sender_id: sender, default_message_ttl: ttl } });
@@ -154,9 +160,10 @@ for (const { dialect, skip, test } of await dialects({
     });
 
     test('shared mode sends under the common sender id, up to the configured count', async () => {
-      const made = await t.connect({}, 'shared');
+      const made = await t.connect(LEGACY, 'shared');
       await t.sandbox('/services', { service_id: Number(SHARED_SENDER) });
       await t.user('420601200200');
+      await t.sandbox(`/services/${SHARED_SENDER}`, { plain_text_allowed: true }, 'PATCH');
       const usage = async () => (await t.state.s.api.get(`/v1/channels/${made.id}`)).body.shared_mode;
       assert.deepEqual(await usage(), { messages_sent: 0, message_limit: 2 });
       const first = await t.send(made.id, '+420601200200', TEXT('one'));
@@ -177,7 +184,7 @@ for (const { dialect, skip, test } of await dialects({
 
     test('a text is sent by phone number and its delivery, reading and a reply are reported', async () => {
       const { s } = t.state;
-      const made = await t.connect({ default_message_ttl: 'PT20M' });
+      const made = await t.connect({ default_message_ttl: 'PT20M', ...LEGACY });
       await t.user('420601300300');
       const res = await t.send(made.id, '+420 601 300 300', TEXT('Your order shipped.'));
       assert.equal(res.status, 201, res.text);
@@ -185,6 +192,7 @@ for (const { dialect, skip, test } of await dialects({
       const atPlatform = await t.taken(made.senderId, res.body.id);
       assert.equal(atPlatform.dest, '420601300300');
       assert.equal(atPlatform.type, 206);
+      assert.equal(atPlatform.label, 'transaction');
       assert.equal(atPlatform.body.message['#txt'], 'Your order shipped.');
       assert.equal(atPlatform.body.message['#tracking_data'], res.body.id);
       assert.ok(atPlatform.ttl > 1190 && atPlatform.ttl <= 1200, `the channel's TTL, less what passed: ${atPlatform.ttl}`);
@@ -217,35 +225,78 @@ for (const { dialect, skip, test } of await dialects({
       assert.equal(made.hook.events.filter((e) => e.event === 'messages_delivered').length, 1);
     });
 
-    test('callbacks with a bad or missing signature, or of another sender id, store nothing', async () => {
+    test("callbacks without the channel's key, or of another sender id, store nothing", async () => {
       const { s } = t.state;
       const made = await t.connect();
       await t.user('420601400400');
-      // The platform signs with another secret than the channel holds: the same 404 as an unknown channel.
-      await t.sandbox(`/services/${made.senderId}`, { callback_secret: 'another-secret-of-nobody' }, 'PATCH');
+      const url = made.body.appmsg_business_messages.callback_url as string;
+      // The platform was given the URL with another token than the channel holds: the same 404 as an unknown channel.
+      await t.sandbox(`/services/${made.senderId}`, { callback_url: url.replace(/token=.*$/, 'token=another-token-of-nobody') }, 'PATCH');
       const forged = await t.sandbox(`/services/${made.senderId}/users/420601400400/reply`, { text: 'forged' });
       assert.equal(forged.body.webhook?.status, 404, forged.text);
       const bare = await fetch(`${s.baseUrl}/inbound/${made.id}/callbacks`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ event: 'reply', service_id: made.senderId, dest: '420601400400', text: 'unsigned', timestamp: Date.now() }),
+        body: JSON.stringify({
+          message_token: '5379697806260881548',
+          phone_number: '420601400400',
+          message_time: Date.now(),
+          service_id: made.senderId,
+          message: { text: 'no key' },
+        }),
       });
       assert.equal(bare.status, 404);
-      // Signed right, but for another channel's sender id.
+      // The right key, but for another channel's sender id.
       const other = await t.connect();
-      await t.sandbox(
-        `/services/${made.senderId}`,
-        { callback_secret: other.body.appmsg_business_messages.callback_secret, callback_url: other.body.appmsg_business_messages.callback_url },
-        'PATCH',
-      );
+      await t.sandbox(`/services/${made.senderId}`, { callback_url: other.body.appmsg_business_messages.callback_url }, 'PATCH');
       const foreign = await t.sandbox(`/services/${made.senderId}/users/420601400400/reply`, { text: 'foreign' });
       assert.equal(foreign.body.webhook?.status, 404, foreign.text);
       for (const id of [made.id, other.id]) assert.equal((await s.api.get(`/v1/channels/${id}/contacts`)).body.length, 0);
       assert.equal(made.hook.events.length + other.hook.events.length, 0);
     });
 
-    test("each of the platform's status codes becomes message_failed: blocked 2, not an app user 3, others 1", async () => {
+    test('a text goes out as the template its metadata names; plain text only where the sender id may still send type 206', async () => {
       const made = await t.connect();
+      await t.user('420601450450');
+      await t.sandbox('/templates', { template_id: 'order_shipped', lang: 'en', params: ['order'] });
+      const metadata = { template_id: 'order_shipped', template_lang: 'en', template_params: { order: '1042' } };
+      const res = await t.send(made.id, '+420601450450', TEXT('Your order 1042 has shipped.'), metadata);
+      assert.equal(res.status, 201, res.text);
+      const atPlatform = await t.taken(made.senderId, res.body.id);
+      assert.equal(atPlatform.type, 1702);
+      assert.equal(atPlatform.label, 'transaction');
+      assert.deepEqual([atPlatform.body.templateId, atPlatform.body.templateLang, atPlatform.body.templateParams], ['order_shipped', 'en', { order: '1042' }]);
+      assert.equal(atPlatform.body.message, undefined, "the template's text is the platform's");
+      await eventually(async () => ((await t.messageOf(res.body.id)).status === 'sent' ? true : undefined), 10_000, 'sent');
+      assert.equal((await t.messageOf(res.body.id)).content.payload, 'Your order 1042 has shipped.', 'what the service stores and shows');
+
+      // A plain text on this channel is never sent: it fails with the reason.
+      const plain = await t.send(made.id, '+420601450450', TEXT('plain'));
+      assert.equal(plain.status, 201, plain.text);
+      const failed = await made.hook.waitFor('message_failed', (e) => e.data.message.id === plain.body.id);
+      assert.equal(failed.data.error.code, 1);
+      assert.match((await t.messageOf(plain.body.id)).error.message, /type 206\) is closed/);
+      assert.equal((await t.sandbox(`/messages?service_id=${made.senderId}`)).body.messages.length, 1);
+
+      // Refused at Send Message, naming the field.
+      const refused = async (content: unknown, meta: Record<string, unknown>, field: string) => {
+        const r = await t.send(made.id, '+420601450450', content, meta);
+        assert.equal(r.status, 422, `${field}: ${r.text}`);
+        assert.equal(r.body.errors[0].field, field, r.text);
+      };
+      await refused(TEXT('x'), { template_id: 'order_shipped' }, 'metadata.template_lang');
+      await refused(TEXT('x'), { template_lang: 'en' }, 'metadata.template_id');
+      await refused(TEXT('x'), { template_id: 'has space', template_lang: 'en' }, 'metadata.template_id');
+      await refused(TEXT('x'), { ...metadata, template_params: { order: 'y'.repeat(126) } }, 'metadata.template_params.order');
+      await refused(TEXT('x'), { ...metadata, template_params: { order: 'see https://x.example' } }, 'metadata.template_params.order');
+      await refused(TEXT('x'), { ...metadata, template_params: ['1042'] }, 'metadata.template_params');
+      await refused({ type: 'image', payload: { url: t.state.media.url('photo.png') } }, metadata, 'metadata.template_id');
+      const longest = await t.send(made.id, '+420601450450', TEXT('x'), { ...metadata, template_params: { order: 'y'.repeat(125) } });
+      assert.equal(longest.status, 201, longest.text);
+    });
+
+    test("each of the platform's status codes becomes message_failed: blocked 2, not an app user 3, others 1", async () => {
+      const made = await t.connect(LEGACY);
       await t.user('420601500001', { blocked_services: [made.senderId] });
       await t.user('420601500002', { registered: false });
       await t.user('420601500003', { suitable_device: false });
@@ -280,7 +331,7 @@ for (const { dialect, skip, test } of await dialects({
     });
 
     test('each content type is rendered as its message type, at its limits; what the platform cannot show is refused at Send Message', async () => {
-      const made = await t.connect();
+      const made = await t.connect(LEGACY);
       const phone = '+420601600600';
       await t.user('420601600600');
       const ok = async (content: unknown, metadata?: Record<string, unknown>) => {
@@ -311,8 +362,10 @@ for (const { dialect, skip, test } of await dialects({
       await refused({ type: 'text', payload: 'Pick', quick_replies: options(11) }, 'content.quick_replies');
       await refused({ type: 'image', payload: { url: t.state.media.url('photo.png') }, quick_replies: options(2) }, 'content.quick_replies');
 
+      assert.equal(longest.label, 'transaction');
       const image = await ok({ type: 'image', payload: { url: t.state.media.url('photo.png') } });
       assert.equal(image.type, 207);
+      assert.equal(image.label, 'promotion', 'an image is billed as a promotion');
       assert.equal(image.body.message['#img'], t.state.media.url('photo.png'));
 
       const button = { type: 'url', title: 'x'.repeat(20), payload: 'https://shop.example.com/o/1' };
@@ -321,12 +374,14 @@ for (const { dialect, skip, test } of await dialects({
         payload: { title: 'Order', text: 'Shipped', image_url: t.state.media.url('photo.png'), buttons: [button] },
       });
       assert.equal(imageTextButton.type, 208);
+      assert.equal(imageTextButton.label, 'promotion');
       assert.deepEqual(
         [imageTextButton.body.message['#txt'], imageTextButton.body.message['#caption'], imageTextButton.body.message['#action']],
         ['Order\nShipped', button.title, button.payload],
       );
       const textButton = await ok({ type: 'structure', payload: { text: 'Track it', buttons: [button] } });
       assert.equal(textButton.type, 209);
+      assert.equal(textButton.label, 'promotion');
       await refused({ type: 'structure', payload: { text: 'two', buttons: [button, button] } }, 'content.payload.buttons');
       await refused(
         { type: 'structure', payload: { text: 'call', buttons: [{ type: 'postback', title: 'Yes', payload: 'Y' }] } },
@@ -334,30 +389,68 @@ for (const { dialect, skip, test } of await dialects({
       );
       await refused({ type: 'structure', payload: { text: 'and image', image_url: t.state.media.url('photo.png') } }, 'content.payload.buttons');
 
-      const card = (i: number) => ({ title: `Card ${i}`, image_url: t.state.media.url('photo.png'), buttons: [button] });
-      const five = await ok({ type: 'structure', payload: [1, 2, 3, 4, 5].map(card) });
+      // A carousel: the message's own text, each card a title (2-38), an image and one or two url buttons (labels at most 10 and 12).
+      const buy = { type: 'url', title: 'x'.repeat(10), payload: 'https://shop.example.com/buy' };
+      const more = { type: 'url', title: 'y'.repeat(12), payload: 'https://shop.example.com/more' };
+      const card = (i: number) => ({ title: `Card ${i}`, image_url: t.state.media.url('photo.png'), buttons: [buy] });
+      const carousel = { carousel_text: 'Spring offers' };
+      const five = await ok({ type: 'structure', payload: [1, 2, 3, 4, 5].map(card) }, carousel);
       assert.equal(five.type, 901);
+      assert.equal(five.label, 'promotion');
+      assert.equal(five.body.message['#txt'], 'Spring offers');
       assert.equal(five.body.carousel.items.length, 5);
-      const two = await ok({ type: 'structure', payload: [1, 2].map(card) });
-      assert.equal(two.body.carousel.items.length, 2);
-      await refused({ type: 'structure', payload: [card(1)] }, 'content.payload');
-      await refused({ type: 'structure', payload: [1, 2, 3, 4, 5, 6].map(card) }, 'content.payload');
+      assert.deepEqual(five.body.carousel.items[0], {
+        title: 'Card 1',
+        imageUrl: t.state.media.url('photo.png'),
+        primaryButton: { label: buy.title, actionUrl: buy.payload },
+      });
+      const two = await ok({ type: 'structure', payload: [card(1), { ...card(2), title: 'z'.repeat(38), buttons: [buy, more] }] }, carousel);
+      assert.deepEqual(two.body.carousel.items[1].secondaryButton, { label: more.title, actionUrl: more.payload });
+      await refused({ type: 'structure', payload: [card(1)] }, 'content.payload', carousel);
+      await refused({ type: 'structure', payload: [1, 2, 3, 4, 5, 6].map(card) }, 'content.payload', carousel);
+      await refused({ type: 'structure', payload: [1, 2].map(card) }, 'metadata.carousel_text');
+      await refused({ type: 'structure', payload: [card(1), { ...card(2), title: 'z' }] }, 'content.payload[1].title', carousel);
+      await refused({ type: 'structure', payload: [card(1), { ...card(2), title: 'z'.repeat(39) }] }, 'content.payload[1].title', carousel);
+      await refused(
+        { type: 'structure', payload: [card(1), { ...card(2), buttons: [{ ...buy, title: 'x'.repeat(11) }] }] },
+        'content.payload[1].buttons[0].title',
+        carousel,
+      );
+      await refused(
+        { type: 'structure', payload: [card(1), { ...card(2), buttons: [buy, { ...more, title: 'y'.repeat(13) }] }] },
+        'content.payload[1].buttons[1].title',
+        carousel,
+      );
+      await refused({ type: 'structure', payload: [card(1), { title: 'No image', buttons: [buy] }] }, 'content.payload[1].image_url', carousel);
+      await refused({ type: 'structure', payload: [card(1), { ...card(2), buttons: [] }] }, 'content.payload[1].buttons', carousel);
+      await refused({ type: 'structure', payload: [card(1), { ...card(2), text: 'not shown' }] }, 'content.payload[1].text', carousel);
 
       const file = await ok({
         type: 'file',
         payload: { url: `${t.state.media.url('terms.pdf').replace('terms.pdf', 'general-terms-and-conditions-2026.pdf')}` },
       });
       assert.equal(file.type, 220);
+      assert.equal(file.label, 'transaction');
       assert.equal(file.body.message['#fileName'], 'general-terms-and-con.pdf');
       assert.equal([...file.body.message['#fileName']].length, 25);
       assert.equal(file.body.file_type, 'pdf');
 
-      const video = await ok({ type: 'video', payload: { url: t.state.media.url('clip.mp4') } }, { video_duration: 600 });
+      const thumbnail = { video_thumbnail: t.state.media.url('photo.png') };
+      const video = await ok({ type: 'video', payload: { url: t.state.media.url('clip.mp4') } }, { video_duration: 600, ...thumbnail });
       assert.equal(video.type, 230);
+      assert.equal(video.label, 'promotion');
+      assert.equal(video.body.message['#action'], t.state.media.url('clip.mp4'), "the video's URL in #action");
+      assert.equal(video.body.message['#media'], undefined, 'only type 233 uses #media');
+      assert.equal(video.body.message['#thumbnail'], t.state.media.url('photo.png'));
       assert.equal(video.body.file_size, Buffer.byteLength('not really a video'), 'the size read from the URL');
       assert.equal(video.body.duration, 600);
-      await refused({ type: 'video', payload: { url: t.state.media.url('clip.mp4') } }, 'metadata.video_duration');
-      await refused({ type: 'video', payload: { url: t.state.media.url('clip.mp4') } }, 'metadata.video_duration', { video_duration: 601 });
+      await refused({ type: 'video', payload: { url: t.state.media.url('clip.mp4') } }, 'metadata.video_duration', thumbnail);
+      await refused({ type: 'video', payload: { url: t.state.media.url('clip.mp4') } }, 'metadata.video_duration', { video_duration: 601, ...thumbnail });
+      await refused({ type: 'video', payload: { url: t.state.media.url('clip.mp4') } }, 'metadata.video_thumbnail', { video_duration: 60 });
+      await refused({ type: 'video', payload: { url: t.state.media.url('clip.mp4') } }, 'metadata.video_thumbnail', {
+        video_duration: 60,
+        video_thumbnail: `https://x.example/${'t'.repeat(1000)}`,
+      });
       await refused({ type: 'location', payload: { latitude: 50, longitude: 14 } }, 'content.type');
 
       // The message's own TTL over the channel's.
@@ -368,7 +461,7 @@ for (const { dialect, skip, test } of await dialects({
     });
 
     test('a list choice comes back as its quick reply payload; an unsubscribe is answered', async () => {
-      const made = await t.connect();
+      const made = await t.connect(LEGACY);
       await t.user('420601700700');
       const asked = await t.send(made.id, '+420601700700', {
         type: 'text',
@@ -379,7 +472,8 @@ for (const { dialect, skip, test } of await dialects({
         ],
       });
       assert.equal(asked.status, 201, asked.text);
-      await t.taken(made.senderId, asked.body.id);
+      const list = await t.taken(made.senderId, asked.body.id);
+      assert.equal(list.label, 'transaction');
       await t.sandbox(`/services/${made.senderId}/users/420601700700/reply`, { text: 'Small' });
       const picked = await made.hook.waitFor('message_received');
       assert.equal(picked.data.content.quick_reply?.payload, 'SIZE_S', JSON.stringify(picked.data.content));
@@ -397,7 +491,7 @@ for (const { dialect, skip, test } of await dialects({
     const t = setup(dialect, { clock });
 
     test('expiry reported by the platform: message_failed code 4', async () => {
-      const made = await t.connect({ default_message_ttl: 'PT20M' });
+      const made = await t.connect({ default_message_ttl: 'PT20M', ...LEGACY });
       await t.user('420601800001');
       const res = await t.send(made.id, '+420601800001', TEXT('expires'));
       const atPlatform = await t.taken(made.senderId, res.body.id);
@@ -412,7 +506,7 @@ for (const { dialect, skip, test } of await dialects({
     });
 
     test('expiry the platform never reports: the service fails the message itself after its TTL (sent, or never sent)', async () => {
-      const made = await t.connect({ default_message_ttl: 'PT20M' });
+      const made = await t.connect({ default_message_ttl: 'PT20M', ...LEGACY });
       await t.user('420601800002');
       await t.user('420601800003');
       await t.user('420601800004');

@@ -9,9 +9,9 @@ import { parseContent } from '../../src/domain/messages/request.js';
 import { failure } from '../helpers/api-errors.js';
 import { CONTENT_SAMPLES as SAMPLES } from '../helpers/content-samples.js';
 
-/** What a type needs in `metadata` to send some content (a business-message video shows its length). */
+/** What a type needs in `metadata` to send some content (a business-message video shows its length and a preview picture). */
 const NEEDED_METADATA: Partial<Record<string, Partial<Record<string, Record<string, unknown>>>>> = {
-  appmsg_business_messages: { video: { video_duration: 30 } },
+  appmsg_business_messages: { video: { video_duration: 30, video_thumbnail: 'https://example.com/preview.jpg' } },
 };
 
 describe('capabilities', () => {

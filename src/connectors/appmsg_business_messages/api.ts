@@ -1,6 +1,5 @@
 import type { PlatformFailure, PlatformResult } from '../connector.js';
-import { httpCall, jsonOf } from '../http.js';
-import { retryAfterMs } from '../mobile/api.js';
+import { httpCall, jsonOf, retryAfterMs } from '../http.js';
 
 /**
  * The partner API's one call, `POST {apiUrl}/{segment}/1/send_message`: no token (the partner's

@@ -75,7 +75,12 @@ export function createAppmsgBusinessConnector(options: AppmsgBusinessOptions) {
   const channelInbound = {
     endpoints: [{ name: CALLBACKS_ENDPOINT, methods: ['POST'] }] as const,
     parse: (call: InboundCall, channel: ChannelContext) =>
-      parseCallback(call, channel, { signatureHeaderName: options.signatureHeaderName, sharedSenderId: options.sharedSenderId }),
+      parseCallback(call, channel, {
+        callbackAuth: options.callbackAuth,
+        signatureHeaderName: options.signatureHeaderName,
+        statusCodes: options.statusCodes,
+        sharedSenderId: options.sharedSenderId,
+      }),
   };
 
   return defineConnector('appmsg_business_messages', { verifier, sender, channelInbound });

@@ -1,32 +1,34 @@
 import type { ChannelContext, OutboundMessage, PlatformResult, Recipient } from '../connector.js';
 import { fileNameFromUrl } from '../http.js';
-import type { Card, Content } from '../../schemas/content.js';
-import { FILE_NAME_MAX, TTL_MAX_S, TTL_MIN_S } from './options.js';
+import type { Card, Content, Metadata } from '../../schemas/content.js';
+import { FILE_NAME_MAX, PROMOTIONAL_TYPES, TTL_MAX_S, TTL_MIN_S, TYPES } from './options.js';
 
 /**
  * A message as the partner API's `send_message` body. The content has passed the type's rules at
- * Send Message (channel-types/appmsg_business_messages.ts), so what is left here is the mapping:
- * - text: type 206 (a transactional text); text with quick replies: a list message (801) whose
- *   options are the quick replies' titles (the user's choice comes back as its title);
+ * Send Message (channel-types/appmsg_business_messages.ts), so what is left here is the mapping
+ * (README.md, "Sending"):
+ * - text naming a template (`metadata.template_id`): a template (1702), its text the platform's;
+ *   plain text: 206, only on channels whose sender id may still send it (`legacy_plain_text`);
+ *   text with quick replies: a list message (801) whose options are the quick replies' titles;
  * - image: 207; a card with an image, a text and a url button: 208; text and a url button: 209;
- *   a card with a text only: 206; an array of cards: a carousel (901);
+ *   an array of cards: a carousel (901) with the message's own text (`metadata.carousel_text`);
  * - file: 220 with its name (at most 25 characters, the extension kept) and type from the URL;
- * - video: 230 with its size (read from the URL by the caller) and `metadata.video_duration`.
- * Every type that can be answered carries `#tracking_data` (our message id), which replies echo.
- * `seq` is our message id too: the platform echoes it in its reports.
+ * - video: 230, its URL in `#action`, `#thumbnail` from `metadata.video_thumbnail`, its size
+ *   (read from the URL by the caller) and `metadata.video_duration`.
+ * `label` is `promotion` for the types the platform bills as promotions, else `transaction`.
+ * Every type that can be answered carries `#tracking_data` (our message id), which replies echo;
+ * `seq` is our message id too.
  */
 type Json = Record<string, unknown>;
 
-export const TYPES = {
-  text: 206,
-  image: 207,
-  imageTextButton: 208,
-  textButton: 209,
-  file: 220,
-  video: 230,
-  list: 801,
-  carousel: 901,
-} as const;
+export { TYPES };
+
+/** Metadata naming a template and its parameters, and the parts of videos and carousels the content has no place for. */
+export const TEMPLATE_ID = 'template_id';
+export const TEMPLATE_LANG = 'template_lang';
+export const TEMPLATE_PARAMS = 'template_params';
+export const VIDEO_THUMBNAIL = 'video_thumbnail';
+export const CAROUSEL_TEXT = 'carousel_text';
 
 export function cardText(card: Card): string {
   return [card.title, card.text].filter((t): t is string => typeof t === 'string' && t !== '').join('\n');
@@ -43,31 +45,45 @@ export function shortFileName(url: string): { name: string; extension: string } 
   return { name: stem + tail, extension };
 }
 
-function cardMessage(card: Card): { type: number; message: Json } {
+function failure(code: string, message: string): PlatformResult<never> {
+  return { ok: false, retryable: false, code, message };
+}
+
+const PLAIN_TEXT_CLOSED =
+  'Plain text (type 206) is closed to sender ids made after 2026-04-01: name an approved template in metadata.template_id, or set the channel\u2019s legacy_plain_text if its sender id may still send it.';
+
+/** A plain text as 206, where the channel's sender id may still send it. */
+function plainText(channel: ChannelContext, text: string): PlatformResult<{ type: number; message: Json }> {
+  if (channel.config.legacy_plain_text !== true) return failure('plain_text_closed', PLAIN_TEXT_CLOSED);
+  return { ok: true, value: { type: TYPES.text, message: { '#txt': text } } };
+}
+
+function cardMessage(channel: ChannelContext, card: Card): PlatformResult<{ type: number; message: Json }> {
   const text = cardText(card);
   const button = card.buttons?.find((b) => b.type === 'url');
   if (card.image_url && button)
-    return { type: TYPES.imageTextButton, message: { '#txt': text, '#img': card.image_url, '#caption': button.title, '#action': button.payload } };
-  if (button) return { type: TYPES.textButton, message: { '#txt': text, '#caption': button.title, '#action': button.payload } };
-  if (card.image_url) return { type: TYPES.image, message: { '#img': card.image_url } };
-  return { type: TYPES.text, message: { '#txt': text } };
+    return {
+      ok: true,
+      value: { type: TYPES.imageTextButton, message: { '#txt': text, '#img': card.image_url, '#caption': button.title, '#action': button.payload } },
+    };
+  if (button) return { ok: true, value: { type: TYPES.textButton, message: { '#txt': text, '#caption': button.title, '#action': button.payload } } };
+  if (card.image_url) return { ok: true, value: { type: TYPES.image, message: { '#img': card.image_url } } };
+  return plainText(channel, text);
 }
 
+/** A carousel card: its title, image and one or two url buttons (primary, secondary). */
 function carouselItem(card: Card): Json {
-  const item: Json = {};
-  const text = cardText(card);
-  if (text) item['#txt'] = text;
-  if (card.image_url) item['#img'] = card.image_url;
-  const button = card.buttons?.find((b) => b.type === 'url');
-  if (button) {
-    item['#caption'] = button.title;
-    item['#action'] = button.payload;
-  }
+  const [primary, secondary] = (card.buttons ?? []).filter((b) => b.type === 'url');
+  const item: Json = { title: card.title ?? '', imageUrl: card.image_url ?? '' };
+  if (primary) item.primaryButton = { label: primary.title, actionUrl: primary.payload };
+  if (secondary) item.secondaryButton = { label: secondary.title, actionUrl: secondary.payload };
   return item;
 }
 
-function failure(code: string, message: string): PlatformResult<never> {
-  return { ok: false, retryable: false, code, message };
+/** A template's parameters as the platform takes them: names to texts. */
+function templateParams(metadata: Metadata | undefined): Json {
+  const params = metadata?.[TEMPLATE_PARAMS];
+  return params !== null && typeof params === 'object' && !Array.isArray(params) ? { ...(params as Json) } : {};
 }
 
 /** What the sender must read before rendering a video: its size, from the URL. */
@@ -85,6 +101,7 @@ export function renderMessage(
   const dest = (recipient.phoneNumber ?? '').replace(/\D/g, '');
   if (dest === '') return failure('no_recipient', 'The contact has no phone number.');
   const tracking = message.id;
+  const metadata = message.metadata;
   const body: Json = { service_id: Number(serviceId), dest, seq: Number(message.id), label: 'transaction' };
   if (message.ttlMs !== undefined) {
     const ttl = Math.min(Math.ceil(message.ttlMs / 1000), TTL_MAX_S);
@@ -97,13 +114,22 @@ export function renderMessage(
   switch (content.type) {
     case 'text': {
       const choices = (content.quick_replies ?? []).flatMap((q) => (q.type === 'text' ? [q.title] : []));
-      if (choices.length > 0) {
+      const template = metadata?.[TEMPLATE_ID];
+      if (typeof template === 'string') {
+        // The approved template's text is the platform's; the payload is what the service stores.
+        body.type = TYPES.template;
+        body.templateId = template;
+        body.templateLang = metadata?.[TEMPLATE_LANG];
+        body.templateParams = templateParams(metadata);
+      } else if (choices.length > 0) {
         body.type = TYPES.list;
         body.message = { '#txt': content.payload, '#tracking_data': tracking };
         body.survey = { options: choices, list_message_ui_type: 0 };
       } else {
-        body.type = TYPES.text;
-        body.message = { '#txt': content.payload, '#tracking_data': tracking };
+        const plain = plainText(channel, content.payload);
+        if (!plain.ok) return plain;
+        body.type = plain.value.type;
+        body.message = { ...plain.value.message, '#tracking_data': tracking };
       }
       break;
     }
@@ -119,28 +145,31 @@ export function renderMessage(
       break;
     }
     case 'video': {
-      const duration = message.metadata?.video_duration;
+      const duration = metadata?.video_duration;
       if (facts.videoBytes === undefined) return failure('no_file_size', 'The video’s size could not be read from its URL.');
       body.type = TYPES.video;
       body.file_size = facts.videoBytes;
       body.duration = typeof duration === 'number' ? duration : 0;
-      body.message = { '#media': content.payload.url, '#tracking_data': tracking };
+      // Video types before 233 carry the video's own URL in #action (233 alone uses #media).
+      body.message = { '#action': content.payload.url, '#thumbnail': metadata?.[VIDEO_THUMBNAIL], '#tracking_data': tracking };
       break;
     }
     case 'structure': {
       if (Array.isArray(content.payload)) {
         body.type = TYPES.carousel;
-        body.message = { '#tracking_data': tracking };
+        body.message = { '#txt': metadata?.[CAROUSEL_TEXT], '#tracking_data': tracking };
         body.carousel = { items: content.payload.map(carouselItem) };
       } else {
-        const card = cardMessage(content.payload);
-        body.type = card.type;
-        body.message = { ...card.message, '#tracking_data': tracking };
+        const card = cardMessage(channel, content.payload);
+        if (!card.ok) return card;
+        body.type = card.value.type;
+        body.message = { ...card.value.message, '#tracking_data': tracking };
       }
       break;
     }
     default:
       return failure('unsupported_content', `Content of type ${content.type} cannot be sent on ${channel.type} channels.`);
   }
+  if (PROMOTIONAL_TYPES.has(body.type as number)) body.label = 'promotion';
   return { ok: true, value: body };
 }

@@ -1,5 +1,5 @@
 import type { PlatformFailure, PlatformResult } from '../connector.js';
-import { httpCall, jsonOf, type HttpAnswer } from '../http.js';
+import { httpCall, jsonOf, retryAfterMs, type HttpAnswer } from '../http.js';
 
 /**
  * The provider's REST API: `Authorization: AccessKey <key>`, JSON bodies, errors as
@@ -24,14 +24,7 @@ function errorsOf(body: unknown): ProviderError[] {
   }));
 }
 
-/** A Retry-After header (seconds, or an HTTP date) as ms from `now`. */
-export function retryAfterMs(value: string | null, now: number): number | undefined {
-  if (value === null || value.trim() === '') return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
+export { retryAfterMs };
 
 /** Provider error codes (platforms.md §5.6). */
 export const SP_CODES = {

@@ -16,8 +16,8 @@ const PLATFORM_URLS: { path: string; label: string; copy?: string }[] = [
   { path: 'provider.receive_webhook_url', label: 'Receive webhook URL (give it to the SMS provider)' },
   { path: 'rbm.webhook_url', label: "Webhook URL (set it as the agent's webhook on the RCS platform)" },
   { path: 'rbm.client_token', label: 'Client token (set it with that webhook URL)', copy: 'Copy token' },
-  { path: 'appmsg_business_messages.callback_url', label: "Callback URL (give it to the platform for the sender id's callbacks)" },
-  { path: 'appmsg_business_messages.callback_secret', label: 'Callback secret (the platform signs its callbacks with it)', copy: 'Copy secret' },
+  { path: 'appmsg_business_messages.callback_url', label: "Callback URL, its token included (give it to the platform for the sender id's callbacks)" },
+  { path: 'appmsg_business_messages.callback_secret', label: "Callback secret (the callback URL's token)", copy: 'Copy secret' },
   { path: 'provider.mail_webhook_url', label: 'Incoming mail URL (registered with the mail provider by the service)' },
   { path: 'provider.events_webhook_url', label: 'Mail events URL (registered with the mail provider by the service)' },
 ];

@@ -139,10 +139,16 @@ export const TYPE_SPECS: Record<ChannelType, TypeSpec> = {
         placeholder: 'PT20M',
       },
       {
+        path: 'appmsg_business_messages.legacy_plain_text',
+        label: 'Sender id may still send plain text (made before 1 April 2026)',
+        kind: 'boolean',
+      },
+      {
         path: 'appmsg_business_messages.callback_secret',
         label: 'Callback secret',
         kind: 'secret',
-        description: "Optional, at least 16 characters: the secret the platform's callbacks are signed with; the service makes one when empty.",
+        description:
+          "Optional, 16 to 200 letters, digits, '-' or '_': the token of the callback URL that proves a callback is the platform's; the service makes one when empty.",
       },
     ],
   },
