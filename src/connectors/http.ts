@@ -1,6 +1,9 @@
 import { Agent } from 'undici';
 import type { PlatformFailure, PlatformResult } from './connector.js';
 
+// Connectors read a refusal's Retry-After with the same rule as webhook deliveries.
+export { retryAfterMs } from '../lib/retry-after.js';
+
 /**
  * The HTTP calls connectors make to platforms. Every call has a deadline; a platform that does
  * not answer, cannot be reached or answers with a body that is not what it should be is a
@@ -106,13 +109,4 @@ const EXTENSIONS = new Map<string, string>([
 /** A default file name for a content type. */
 export function fileNameFor(kind: string, contentType: string): string {
   return `${kind}.${EXTENSIONS.get(contentType) ?? 'bin'}`;
-}
-
-/** A Retry-After header (seconds, or an HTTP date) as ms from `now`. */
-export function retryAfterMs(value: string | null, now: number): number | undefined {
-  if (value === null || value.trim() === '') return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
