@@ -101,9 +101,18 @@ export function checkAgentRequest(config: Json, state: string, hasKey: boolean):
     requireAll('rbm.agent_profile.privacy_policy', obj(profile.privacy_policy), ['url'], why);
     requireAll('rbm.agent_profile.terms_and_conditions', obj(profile.terms_and_conditions), ['url'], why);
     if (!filled(profile.phones) && !filled(profile.emails)) {
-      throw ApiError.invalid('rbm.agent_profile.phones', null, `The agent needs a phone number or an e-mail address with a label (rbm.agent_profile.phones or emails): the platform launches no agent without one.`);
+      throw ApiError.invalid(
+        'rbm.agent_profile.phones',
+        null,
+        `The agent needs a phone number or an e-mail address with a label (rbm.agent_profile.phones or emails): the platform launches no agent without one.`,
+      );
     }
-    requireAll('rbm.verification_contact', obj(config.verification_contact), ['partner_name', 'partner_email', 'brand_contact_name', 'brand_contact_email', 'brand_website_url'], why);
+    requireAll(
+      'rbm.verification_contact',
+      obj(config.verification_contact),
+      ['partner_name', 'partner_email', 'brand_contact_name', 'brand_contact_email', 'brand_website_url'],
+      why,
+    );
   }
   if (state === 'launch_requested') {
     const why = 'for the service to ask for the launch (agent_state launch_requested)';

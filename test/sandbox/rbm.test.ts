@@ -343,7 +343,11 @@ test('management API: a partner key registers a brand and an agent, verification
   const regionNames = (at(regions.body, 'regions') as Array<{ name: string }>).map((r) => r.name);
   assert.ok(regionNames.includes('/v1/regions/sandbox-carrier'));
   // The first launch needs the questionnaire with its required answers.
-  const unanswered = await post(`${base}/mgmt/v1/${agentName}:requestLaunch`, { agentLaunch: { rbm: { launchDetails: { '/v1/regions/sandbox-carrier': {} } } } }, mgmt);
+  const unanswered = await post(
+    `${base}/mgmt/v1/${agentName}:requestLaunch`,
+    { agentLaunch: { rbm: { launchDetails: { '/v1/regions/sandbox-carrier': {} } } } },
+    mgmt,
+  );
   assert.equal(unanswered.status, 400);
   assert.equal(at(unanswered.body, 'error', 'status'), 'INVALID_ARGUMENT');
   const { optoutDescription: _optout, ...noOptout } = questionnaire;

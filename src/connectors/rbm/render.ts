@@ -105,7 +105,12 @@ export function renderMessage(message: OutboundMessage): PlatformResult<Json> {
   for (const reply of message.content.quick_replies ?? []) {
     const rendered = quickReply(reply);
     if (rendered === null)
-      return { ok: false, retryable: false, code: 'unsupported', message: `An rbm message cannot ask for the user's ${reply.type === 'email' ? 'e-mail address' : 'phone number'}.` };
+      return {
+        ok: false,
+        retryable: false,
+        code: 'unsupported',
+        message: `An rbm message cannot ask for the user's ${reply.type === 'email' ? 'e-mail address' : 'phone number'}.`,
+      };
     replies.push(rendered);
   }
   if (replies.length > 0) body.suggestions = [...((body.suggestions as Json[] | undefined) ?? []), ...replies];
