@@ -481,6 +481,7 @@ for (const { dialect, skip, test } of await dialects()) {
           'content.quick_replies',
         ],
         [{ type: 'text', payload: 'x', quick_replies: [{ type: 'email' }] }, 'content.quick_replies[0].type'],
+        [{ type: 'text', payload: 'x', quick_replies: [{ type: 'text', title: 'Hi', payload: 'HI' }, { type: 'phone_number' }] }, 'content.quick_replies[1].type'],
       ];
       for (const [content, field] of limits) {
         const res = await send(made.id, phone, content);
