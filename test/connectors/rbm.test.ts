@@ -171,6 +171,11 @@ for (const { dialect, skip, test } of await dialects()) {
       const doc = await s.api.get('/v1/openapi.json');
       assert.match(doc.text, /service_account_key/);
       assert.match(doc.text, /listTesters/);
+      // The fields the platform needs for the agent are documented, as beyond the specification.
+      const createRbm = JSON.stringify(doc.body).match(/"agent_profile":\{[^]*?"description":"(Beyond the specification[^"]*)"/);
+      assert.ok(createRbm, 'agent_profile is in the OpenAPI document with its description');
+      for (const field of ['verification_contact', 'launch_questionnaire', 'billing_category', 'brand_website_url', 'opt_out_description'])
+        assert.match(doc.text, new RegExp(field));
     });
 
     test('agent life cycle driven by the platform: registered, verified (background check), launch rejected with its reason, launched; each change announced', async () => {
@@ -481,7 +486,10 @@ for (const { dialect, skip, test } of await dialects()) {
           'content.quick_replies',
         ],
         [{ type: 'text', payload: 'x', quick_replies: [{ type: 'email' }] }, 'content.quick_replies[0].type'],
-        [{ type: 'text', payload: 'x', quick_replies: [{ type: 'text', title: 'Hi', payload: 'HI' }, { type: 'phone_number' }] }, 'content.quick_replies[1].type'],
+        [
+          { type: 'text', payload: 'x', quick_replies: [{ type: 'text', title: 'Hi', payload: 'HI' }, { type: 'phone_number' }] },
+          'content.quick_replies[1].type',
+        ],
       ];
       for (const [content, field] of limits) {
         const res = await send(made.id, phone, content);
