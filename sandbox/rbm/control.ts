@@ -27,6 +27,7 @@ function agentView(agent: RbAgent): JsonRecord {
     brand_id: agent.brandId,
     display_name: agent.displayName,
     region: agent.region,
+    profile: agent.profile,
     service_account_email: agent.serviceAccountEmail,
     verification: agent.verification,
     webhook: agent.webhook,
@@ -70,6 +71,12 @@ export function registerControl(app: FastifyInstance, ctx: RbContext): void {
       brandId,
       displayName: optString(body.display_name) ?? 'Sandbox Agent',
       region: optString(body.region) ?? 'europe',
+      // An agent made in the console has its profile complete (a launch needs a contact).
+      profile: {
+        description: 'An agent of the sandbox.',
+        phoneNumbers: [{ phoneNumber: { number: '+12223334444' }, label: 'Support' }],
+        billingConfig: { billingCategory: 'CONVERSATIONAL' },
+      },
       serviceAccountEmail: email,
       publicKey: createPublicKey(publicKey.export({ type: 'spki', format: 'pem' })),
       verification: optString(body.verification) ?? 'VERIFICATION_STATE_VERIFIED',
@@ -183,10 +190,19 @@ export function registerControl(app: FastifyInstance, ctx: RbContext): void {
       return run(req, reply, agent, phone);
     });
   };
+  // The platform names the agent with its domain in what it posts (the API takes the bare id).
+  const inboundAgentId = (agent: RbAgent): string => `${agent.id}@${ctx.options.agentDomain}`;
   const userMessage = async (agent: RbAgent, phone: RbPhone, content: JsonRecord): Promise<JsonRecord> => {
     const messageId = newId();
     const now = state.clock.now();
-    const payload = { senderPhoneNumber: phone.phone, messageId, sendTime: new Date(now).toISOString(), agentId: agent.id, carrier: phone.carrier, ...content };
+    const payload = {
+      senderPhoneNumber: phone.phone,
+      messageId,
+      sendTime: new Date(now).toISOString(),
+      agentId: inboundAgentId(agent),
+      carrier: phone.carrier,
+      ...content,
+    };
     state.userMessages.push({ agentId: agent.id, phone: phone.phone, messageId, payload, at: now });
     return answer(await ctx.webhooks.push(agent, payload), payload);
   };
@@ -194,7 +210,7 @@ export function registerControl(app: FastifyInstance, ctx: RbContext): void {
     const payload: JsonRecord = { senderPhoneNumber: phone.phone, eventType, eventId: newId() };
     if (messageId !== null) payload.messageId = messageId;
     payload.sendTime = new Date(state.clock.now()).toISOString();
-    payload.agentId = agent.id;
+    payload.agentId = inboundAgentId(agent);
     return answer(await ctx.webhooks.push(agent, payload), payload);
   };
 

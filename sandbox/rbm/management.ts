@@ -6,6 +6,7 @@ import { agentFor, bearer, mayActFor } from './auth.js';
 import { applyFault, type RbContext } from './context.js';
 import { invalidArgument, notFound, permissionDenied, RpcError } from './errors.js';
 import type { RbAgent, RbBrand } from './state.js';
+import { checkNewAgent, checkQuestionnaire, checkVerificationContact, hasContact } from './agent-rules.js';
 
 // The management API under {managementPrefix}/v1 (its own OAuth scope): brands, agents, their
 // verification and launch, the regions an agent launches in, and testers.
@@ -14,7 +15,6 @@ const REGION_PREFIX = '/v1/regions/';
 /** Tester invitations an agent may send per day, and in all. */
 export const TESTER_LIMITS = { perDay: 20, total: 200 };
 const DAY_MS = 86_400_000;
-export const HOSTING_REGIONS = ['NORTH_AMERICA', 'EUROPE', 'ASIA_PACIFIC'];
 
 /** A launch key as the API names it: `/v1/regions/<carrier>`; a bare carrier is accepted too. */
 export function carrierOf(key: string): string {
@@ -34,7 +34,7 @@ function agentResource(ctx: RbContext, agent: RbAgent): JsonRecord {
   return {
     name: `brands/${agent.brandId}/agents/${agent.id}`,
     displayName: agent.displayName,
-    [`${ctx.options.productKey}Agent`]: { hostingRegion: agent.region.toUpperCase() },
+    [`${ctx.options.productKey}Agent`]: { ...agent.profile, hostingRegion: agent.region.toUpperCase() },
   };
 }
 
@@ -92,12 +92,7 @@ export function registerManagement(app: FastifyInstance, ctx: RbContext): void {
   app.post<{ Params: { brand: string } }>(`${base}/brands/:brand/agents`, async (req) => {
     const brand = brandFor(req, req.params.brand);
     await applyFault(ctx, 'agents');
-    const body = asRecord(req.body);
-    const displayName = optString(body.displayName);
-    if (!displayName || displayName.length > 100) throw invalidArgument('displayName is required (at most 100 characters).');
-    const product = asRecord(body[`${ctx.options.productKey}Agent`]);
-    const hostingRegion = optString(product.hostingRegion) ?? '';
-    if (!HOSTING_REGIONS.includes(hostingRegion)) throw invalidArgument(`hostingRegion must be one of ${HOSTING_REGIONS.join(', ')}.`);
+    const { displayName, hostingRegion, profile } = checkNewAgent(asRecord(req.body), ctx.options.productKey);
     const partner = state.partners.get(brand.ownerEmail);
     const owner = partner ?? [...state.agents.values()].find((a) => a.serviceAccountEmail === brand.ownerEmail);
     if (!owner) throw permissionDenied();
@@ -109,6 +104,7 @@ export function registerManagement(app: FastifyInstance, ctx: RbContext): void {
       brandId: brand.id,
       displayName,
       region: hostingRegion.toLowerCase(),
+      profile,
       serviceAccountEmail: brand.ownerEmail,
       publicKey: createPublicKey(owner.publicKey.export({ type: 'spki', format: 'pem' })),
       verification: 'VERIFICATION_STATE_UNVERIFIED',
@@ -159,7 +155,7 @@ export function registerManagement(app: FastifyInstance, ctx: RbContext): void {
     const body = asRecord(req.body);
     if (verb === 'requestVerification') {
       await applyFault(ctx, 'verification');
-      if (!isRecord(body.agentVerificationContact)) throw invalidArgument('agentVerificationContact is required.');
+      checkVerificationContact(body);
       if (agent.verification !== 'VERIFICATION_STATE_VERIFIED') agent.verification = 'VERIFICATION_STATE_PENDING';
       return { name: `brands/${agent.brandId}/agents/${agent.id}/verification`, verificationState: agent.verification };
     }
@@ -168,7 +164,11 @@ export function registerManagement(app: FastifyInstance, ctx: RbContext): void {
       if (agent.verification !== 'VERIFICATION_STATE_VERIFIED')
         throw new RpcError(400, 'FAILED_PRECONDITION', 'The agent must be verified before it is launched.');
       if (agent.launch.size > 0) throw new RpcError(400, 'FAILED_PRECONDITION', 'The agent has a launch already; add regions with PATCH .../launch.');
-      requestRegions(agent, asRecord(body.agentLaunch)[ctx.options.productKey]);
+      const product = asRecord(asRecord(body.agentLaunch)[ctx.options.productKey]);
+      checkQuestionnaire(product, ctx.options.productKey);
+      if (!hasContact(agent.profile))
+        throw new RpcError(400, 'FAILED_PRECONDITION', 'An agent needs at least one phone number or e-mail address with a label to launch.');
+      requestRegions(agent, product);
       return launchView(ctx, agent);
     }
     throw notFound(`Method not found: ${verb ?? ''}`);

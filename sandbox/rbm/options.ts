@@ -10,6 +10,11 @@ export interface RbmOptions {
   managementScope?: string;
   /** Key of the launch resource (`{"<productKey>": {"launchDetails": …}}`). */
   productKey?: string;
+  /**
+   * Domain of the agent ids in what the platform posts (`<agent>@<agentDomain>` in user messages
+   * and events; the API's paths and `agentId` query take the bare id).
+   */
+  agentDomain?: string;
   /** Path prefix of the management API on this server (`{platform_mgmt_base}`). */
   managementPrefix?: string;
   /** Reused messageId: "ignore" (200 with the original, nothing sent again) or "conflict" (409). */
@@ -26,6 +31,7 @@ export interface ResolvedRbmOptions {
   oauthScope: string;
   managementScope: string;
   productKey: string;
+  agentDomain: string;
   managementPrefix: string;
   duplicateMessageId: 'ignore' | 'conflict';
   webhookTimeoutMs: number;
@@ -41,6 +47,7 @@ export function resolveOptions(o: RbmOptions): ResolvedRbmOptions {
     oauthScope: o.oauthScope ?? 'rbm.messaging',
     managementScope: o.managementScope ?? 'rbm.management',
     productKey: o.productKey ?? 'rbm',
+    agentDomain: o.agentDomain ?? 'rbm.example',
     managementPrefix: o.managementPrefix ?? '/mgmt',
     duplicateMessageId: o.duplicateMessageId ?? 'ignore',
     webhookTimeoutMs: o.webhookTimeoutMs ?? 20_000,

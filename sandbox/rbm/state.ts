@@ -40,6 +40,8 @@ export interface RbAgent {
   displayName: string;
   /** Hosting region as the management API names it (NORTH_AMERICA, EUROPE, ASIA_PACIFIC). */
   region: string;
+  /** The product's agent object as registered (description, logo, contacts, policies, billing), without the region. */
+  profile: JsonRecord;
   serviceAccountEmail: string;
   verification: string;
   publicKey: KeyObject;

@@ -3,6 +3,7 @@ import { ApiError, say } from '../lib/errors.js';
 import type { ChannelTypeDefinition } from './definition.js';
 import type { Content } from '../schemas/content.js';
 import { NO_SETTINGS, PHONE_NUMBER_SHOWN, Str, strict } from './common.js';
+import { AgentProfile, checkAgentRequest, LaunchQuestionnaire, VerificationContact } from './rbm-agent-fields.js';
 
 /** The agent's life cycle on the platform (contract.md §3). */
 export const RBM_AGENT_STATES = ['new', 'create_requested', 'created', 'launch_requested', 'launched'] as const;
@@ -138,6 +139,9 @@ export const rbm: ChannelTypeDefinition = {
               "The token the platform's webhook calls are signed with (set with the webhook URL on the platform); made by the service when not given.",
           }),
         ),
+        agent_profile: Type.Optional(AgentProfile),
+        verification_contact: Type.Optional(VerificationContact),
+        launch_questionnaire: Type.Optional(LaunchQuestionnaire),
       },
       strict,
     ),
@@ -151,6 +155,8 @@ export const rbm: ChannelTypeDefinition = {
       }
       config.agent_state = state;
       config.region = (body.region as string | undefined) ?? RBM_REGIONS[0];
+      const own = (body.rbm ?? {}) as Record<string, unknown>;
+      checkAgentRequest(config, state, own.service_account_key !== undefined);
     },
   },
   view: {
@@ -165,6 +171,9 @@ export const rbm: ChannelTypeDefinition = {
       service_account_key: Type.Optional(Type.Object({ client_email: Type.String() })),
       webhook_url: Type.Optional(Type.String({ description: "Beyond the specification: the URL to set as the agent's webhook on the platform." })),
       client_token: Type.Optional(Type.String({ description: 'Beyond the specification: the client token to set with it.' })),
+      agent_profile: Type.Optional(AgentProfile),
+      verification_contact: Type.Optional(VerificationContact),
+      launch_questionnaire: Type.Optional(LaunchQuestionnaire),
     }),
     // The specification's quirk: region is `rbm.region` in Get Channel and a top-level `region`
     // in list, create and update responses. The platform fields show once the channel has a key.
@@ -177,6 +186,8 @@ export const rbm: ChannelTypeDefinition = {
         agent.webhook_url = inboundUrl(INBOUND_ENDPOINT);
         if (typeof own.client_token === 'string') agent.client_token = own.client_token;
       }
+      // What the client gave for the platform's agent, registration and launch, as given.
+      for (const key of ['agent_profile', 'verification_contact', 'launch_questionnaire']) if (own[key] !== undefined) agent[key] = own[key];
       if (placement === 'get') return { rbm: { ...agent, region: String(region) } };
       return { rbm: agent, region: String(region) };
     },
@@ -194,6 +205,8 @@ export const rbm: ChannelTypeDefinition = {
           throw ApiError.invalid('rbm.agent_state', to, `The agent cannot move from state '${from}' to '${to}'.`);
         }
         config.agent_state = to;
+        // Asking for a state again checks it again (the fields may have changed since).
+        checkAgentRequest(config, to, typeof config.client_email === 'string' || patch.service_account_key !== undefined);
       }
       if (body.region !== undefined) {
         if (body.region === null) throw ApiError.invalid('region', null, say.cannotBeNull('region'));

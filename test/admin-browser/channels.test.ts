@@ -235,10 +235,50 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['one chan
       const agent = page.getByRole('region', { name: 'RCS agent' });
       await agent.getByText('Agent not registered').first().waitFor();
       assert.equal(await agent.getByRole('button', { name: 'Launch agent' }).count(), 0);
+      /** Fills the rbm agent's fields on the edit form (text fields by label, then selects) and saves. */
+      const edit = async (fields: Record<string, string>, selects: Record<string, RegExp> = {}) => {
+        await page.getByRole('link', { name: 'Edit channel' }).click();
+        await page.getByRole('heading', { name: 'Edit RCS offers' }).waitFor();
+        for (const [label, value] of Object.entries(fields)) await page.getByLabel(label, { exact: true }).fill(value);
+        for (const [label, option] of Object.entries(selects)) {
+          await page.getByRole('button', { name: new RegExp(label) }).click();
+          await page.getByRole('option', { name: option }).click();
+        }
+        await page.getByRole('button', { name: 'Save changes' }).click();
+        await page.getByRole('heading', { name: 'RCS offers', level: 1 }).waitFor();
+      };
+
+      // Without the agent's profile the platform registers nothing: the confirmation says which field is missing.
       await agent.getByRole('button', { name: 'Register agent' }).click();
       const confirm = page.getByRole('alertdialog', { name: 'Register agent?' });
       await checkAccessibility(page, 'the register agent confirmation');
       await confirm.getByRole('button', { name: 'Register agent' }).click();
+      await confirm
+        .getByRole('alert')
+        .getByText(/agent_profile\.description/)
+        .waitFor();
+      await confirm.getByRole('button', { name: 'Cancel' }).click();
+      await edit(
+        {
+          'Agent description': 'Coffee to go, ordered by message.',
+          'Logo URL': 'https://corner.example/logo.png',
+          'Banner image URL': 'https://corner.example/banner.png',
+          'Theme color': '#0B78D0',
+          'Privacy policy URL': 'https://corner.example/privacy',
+          'Terms and conditions URL': 'https://corner.example/terms',
+          'Contact phone number': '+420601999000',
+          'Contact phone label': 'Call us',
+          'Partner name': 'Alice Partner',
+          'Partner e-mail': 'alice@partner.example',
+          'Brand contact name': 'Bob Brand',
+          'Brand contact e-mail': 'bob@corner.example',
+          'Brand website URL': 'https://corner.example/',
+        },
+        { 'Billing category': /^Conversational/ },
+      );
+      await page.getByText('Coffee to go, ordered by message.').waitFor();
+      await agent.getByRole('button', { name: 'Register agent' }).click();
+      await page.getByRole('alertdialog', { name: 'Register agent?' }).getByRole('button', { name: 'Register agent' }).click();
       await agent.getByText('Waiting for the RCS platform').waitFor();
       assert.equal(await agent.getByRole('button', { name: /Register agent|Launch agent/ }).count(), 0);
 
@@ -251,7 +291,28 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['one chan
       await agent.getByRole('button', { name: 'Check with the platform' }).click();
       await agent.getByRole('button', { name: 'Launch agent' }).waitFor();
       await agent.getByText('Agent created').first().waitFor();
+      const registered = (await rbmSandbox(`/agents/${agentId}`)).body.agent;
+      assert.equal(registered.profile.description, 'Coffee to go, ordered by message.');
+      assert.deepEqual(registered.profile.phoneNumbers, [{ phoneNumber: { number: '+420601999000' }, label: 'Call us' }]);
 
+      // The launch needs the questionnaire: refused without it, then answered on the edit form.
+      await agent.getByRole('button', { name: 'Launch agent' }).click();
+      const launchConfirm = page.getByRole('alertdialog', { name: 'Launch agent?' });
+      await launchConfirm.getByRole('button', { name: 'Launch agent' }).click();
+      await launchConfirm
+        .getByRole('alert')
+        .getByText(/launch_questionnaire\.contacts/)
+        .waitFor();
+      await launchConfirm.getByRole('button', { name: 'Cancel' }).click();
+      await edit({
+        'Review contact name': 'Bob Brand',
+        'Review contact e-mail': 'bob@corner.example',
+        'How users opt in': 'At the counter.',
+        'What triggers messages': 'An order is ready.',
+        'The conversations': 'Order updates.',
+        'What users get when they opt out': 'A confirmation, then nothing.',
+        'How reviewers reach the agent': 'Write to the agent from a tester number.',
+      });
       await agent.getByRole('button', { name: 'Launch agent' }).click();
       await page.getByRole('alertdialog', { name: 'Launch agent?' }).getByRole('button', { name: 'Launch agent' }).click();
       await agent.getByText('Waiting for the RCS platform').waitFor();

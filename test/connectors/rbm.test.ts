@@ -16,6 +16,36 @@ const PLAIN_PHONE = '+420601100600';
 
 type Key = Record<string, string>;
 
+/** What the platform needs to register an agent (its profile and the verification contact) and to launch it. */
+const PROFILE = {
+  description: 'Coffee to go, ordered by message.',
+  logo_url: 'https://coffee.example/logo.png',
+  hero_url: 'https://coffee.example/hero.png',
+  color: '#0B78D0',
+  billing_category: 'conversational',
+  use_case: 'transactional',
+  privacy_policy: { url: 'https://coffee.example/privacy', label: 'Privacy' },
+  terms_and_conditions: { url: 'https://coffee.example/terms' },
+  phones: [{ number: '+420601999000', label: 'Call us' }],
+  websites: [{ url: 'https://coffee.example', label: 'Website' }],
+};
+const VERIFICATION = {
+  partner_name: 'Alice Partner',
+  partner_email: 'alice@partner.example',
+  brand_contact_name: 'Bob Brand',
+  brand_contact_email: 'bob@coffee.example',
+  brand_website_url: 'https://coffee.example/',
+};
+const QUESTIONNAIRE = {
+  contacts: [{ name: 'Bob Brand', title: 'Owner', email: 'bob@coffee.example' }],
+  opt_in_description: 'Customers opt in at the counter.',
+  trigger_description: 'An order is ready.',
+  interactions_description: 'Order updates and questions about orders.',
+  opt_out_description: 'Reply STOP; we confirm and send nothing more.',
+  access_instructions: 'Send any text to the agent from a tester number.',
+  video_urls: ['https://coffee.example/demo.mp4'],
+};
+
 for (const { dialect, skip, test } of await dialects()) {
   describe(`rbm connector over real HTTP (${dialect})`, { skip }, () => {
     let s: TestServer;
@@ -141,12 +171,38 @@ for (const { dialect, skip, test } of await dialects()) {
       const doc = await s.api.get('/v1/openapi.json');
       assert.match(doc.text, /service_account_key/);
       assert.match(doc.text, /listTesters/);
+      // The fields the platform needs for the agent are documented, as beyond the specification.
+      const createRbm = JSON.stringify(doc.body).match(/"agent_profile":\{[^]*?"description":"(Beyond the specification[^"]*)"/);
+      assert.ok(createRbm, 'agent_profile is in the OpenAPI document with its description');
+      for (const field of ['verification_contact', 'launch_questionnaire', 'billing_category', 'brand_website_url', 'opt_out_description'])
+        assert.match(doc.text, new RegExp(field));
     });
 
     test('agent life cycle driven by the platform: registered, verified (background check), launch rejected with its reason, launched; each change announced', async () => {
       const made = await channel({ service_account_key: await partnerKey() }, { mode: 'production' });
-      const requested = await s.api.patch(`/v1/channels/${made.id}`, { rbm: { agent_state: 'create_requested' } });
+      // The platform registers no agent without its profile and verification contact: asked for without them, 422 naming the field.
+      const bare = await s.api.patch(`/v1/channels/${made.id}`, { rbm: { agent_state: 'create_requested' } });
+      assert.equal(bare.status, 422, bare.text);
+      assert.equal(bare.body.errors[0].field, 'rbm.agent_profile.description');
+      const { logo_url: _logo, ...noLogo } = PROFILE;
+      const withoutLogo = await s.api.patch(`/v1/channels/${made.id}`, { rbm: { agent_state: 'create_requested', agent_profile: noLogo } });
+      assert.equal(withoutLogo.status, 422, withoutLogo.text);
+      assert.equal(withoutLogo.body.errors[0].field, 'rbm.agent_profile.logo_url');
+      const { phones: _phones, ...noContact } = PROFILE;
+      const withoutContact = await s.api.patch(`/v1/channels/${made.id}`, { rbm: { agent_state: 'create_requested', agent_profile: noContact } });
+      assert.equal(withoutContact.status, 422, withoutContact.text);
+      assert.equal(withoutContact.body.errors[0].field, 'rbm.agent_profile.phones');
+      const noWebsite = await s.api.patch(`/v1/channels/${made.id}`, {
+        rbm: { agent_state: 'create_requested', agent_profile: PROFILE, verification_contact: { ...VERIFICATION, brand_website_url: undefined } },
+      });
+      assert.equal(noWebsite.status, 422, noWebsite.text);
+      assert.equal(noWebsite.body.errors[0].field, 'rbm.verification_contact.brand_website_url');
+      assert.equal((await s.api.get(`/v1/channels/${made.id}`)).body.rbm.agent_state, 'new', 'a refused request changes nothing');
+      const requested = await s.api.patch(`/v1/channels/${made.id}`, {
+        rbm: { agent_state: 'create_requested', agent_profile: PROFILE, verification_contact: VERIFICATION },
+      });
       assert.equal(requested.status, 200, requested.text);
+      assert.deepEqual(requested.body.rbm.agent_profile, PROFILE);
 
       // The service registers the brand and the agent and asks for verification by itself.
       const agentId = await eventually(async () => {
@@ -157,6 +213,30 @@ for (const { dialect, skip, test } of await dialects()) {
       assert.equal(agent.display_name, 'Coffee Shop');
       assert.equal(agent.region, 'europe');
       assert.equal(agent.verification, 'VERIFICATION_STATE_PENDING');
+      // The platform has the agent's profile and the verification contact as the channel gave them.
+      assert.deepEqual(agent.profile, {
+        description: PROFILE.description,
+        logoUri: PROFILE.logo_url,
+        heroUri: PROFILE.hero_url,
+        phoneNumbers: [{ phoneNumber: { number: '+420601999000' }, label: 'Call us' }],
+        websites: [{ uri: 'https://coffee.example', label: 'Website' }],
+        privacy: { uri: 'https://coffee.example/privacy', label: 'Privacy' },
+        termsConditions: { uri: 'https://coffee.example/terms' },
+        color: '#0B78D0',
+        billingConfig: { billingCategory: 'CONVERSATIONAL' },
+        agentUseCase: 'TRANSACTIONAL',
+        hostingRegion: 'EUROPE',
+      });
+      const verificationCalls = (await sandbox('/requests?path_contains=:requestVerification')).body.requests as Array<{ path: string; body: any }>;
+      assert.deepEqual(verificationCalls.find((r) => r.path.includes(agentId))?.body, {
+        agentVerificationContact: {
+          partnerName: 'Alice Partner',
+          partnerEmailAddress: 'alice@partner.example',
+          brandContactName: 'Bob Brand',
+          brandContactEmailAddress: 'bob@coffee.example',
+          brandWebsiteUrl: 'https://coffee.example/',
+        },
+      });
       assert.equal((await s.api.get(`/v1/channels/${made.id}`)).body.rbm.agent_state, 'create_requested');
 
       // The platform verifies it: the background check learns it without being asked.
@@ -171,11 +251,38 @@ for (const { dialect, skip, test } of await dialects()) {
       });
       assert.equal((await s.api.get(`/v1/channels/${made.id}`)).body.rbm.agent_state, 'created');
 
-      // Launch: requested in every region the platform lists; the reviewers reject it.
-      assert.equal((await s.api.patch(`/v1/channels/${made.id}`, { rbm: { agent_state: 'launch_requested' } })).status, 200);
+      // Launch: the questionnaire is needed (422 naming the field without it); requested in every region the platform lists; the reviewers reject it.
+      const unanswered = await s.api.patch(`/v1/channels/${made.id}`, { rbm: { agent_state: 'launch_requested' } });
+      assert.equal(unanswered.status, 422, unanswered.text);
+      assert.equal(unanswered.body.errors[0].field, 'rbm.launch_questionnaire.contacts');
+      const { trigger_description: _trigger, ...noTrigger } = QUESTIONNAIRE;
+      const partly = await s.api.patch(`/v1/channels/${made.id}`, { rbm: { agent_state: 'launch_requested', launch_questionnaire: noTrigger } });
+      assert.equal(partly.status, 422, partly.text);
+      assert.equal(partly.body.errors[0].field, 'rbm.launch_questionnaire.trigger_description');
+      assert.equal(
+        (await s.api.patch(`/v1/channels/${made.id}`, { rbm: { agent_state: 'launch_requested', launch_questionnaire: QUESTIONNAIRE } })).status,
+        200,
+      );
       await eventually(async () =>
         ((await sandbox(`/agents/${agentId}`)).body.agent.launch['sandbox-carrier'] as string) === 'LAUNCH_STATE_PENDING' ? true : undefined,
       );
+      const launchCalls = (await sandbox('/requests?path_contains=:requestLaunch')).body.requests as Array<{ path: string; body: any }>;
+      assert.deepEqual(launchCalls.find((r) => r.path.includes(agentId))?.body, {
+        agentLaunch: {
+          rbm: {
+            questionnaire: {
+              contacts: [{ name: 'Bob Brand', title: 'Owner', email: 'bob@coffee.example' }],
+              optinDescription: QUESTIONNAIRE.opt_in_description,
+              triggerDescription: QUESTIONNAIRE.trigger_description,
+              interactionsDescription: QUESTIONNAIRE.interactions_description,
+              optoutDescription: QUESTIONNAIRE.opt_out_description,
+              agentAccessInstructions: QUESTIONNAIRE.access_instructions,
+              videoUris: ['https://coffee.example/demo.mp4'],
+            },
+            launchDetails: { '/v1/regions/sandbox-carrier': {} },
+          },
+        },
+      });
       await sandbox(`/agents/${agentId}/launch`, { carrier: 'sandbox-carrier', state: 'LAUNCH_STATE_REJECTED', comment: 'The logo is missing.' });
       const refreshed = await s.api.get(`/v1/channels/${made.id}?refresh=true`);
       assert.equal(refreshed.status, 200, refreshed.text);
@@ -217,7 +324,7 @@ for (const { dialect, skip, test } of await dialects()) {
       assert.match(reasoned.agent_state_reason, /no service account key/);
 
       // A verification request that failed after the agent was registered is made again by the check.
-      const other = await channel({ service_account_key: await partnerKey() });
+      const other = await channel({ service_account_key: await partnerKey(), agent_profile: PROFILE, verification_contact: VERIFICATION });
       await sandbox('/faults', { kind: 'server_error', endpoint: 'verification', status: 503 });
       assert.equal((await s.api.patch(`/v1/channels/${other.id}`, { rbm: { agent_state: 'create_requested' } })).status, 200);
       const registered = await eventually(async () => {
@@ -379,6 +486,10 @@ for (const { dialect, skip, test } of await dialects()) {
           'content.quick_replies',
         ],
         [{ type: 'text', payload: 'x', quick_replies: [{ type: 'email' }] }, 'content.quick_replies[0].type'],
+        [
+          { type: 'text', payload: 'x', quick_replies: [{ type: 'text', title: 'Hi', payload: 'HI' }, { type: 'phone_number' }] },
+          'content.quick_replies[1].type',
+        ],
       ];
       for (const [content, field] of limits) {
         const res = await send(made.id, phone, content);

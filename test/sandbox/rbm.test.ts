@@ -179,7 +179,8 @@ test('webhook handshake, signed user messages, suggestion responses and receipts
   assert.equal(r.headers[SIG], createHmac('sha512', CLIENT_TOKEN).update(data).digest('base64'), 'base64 HMAC-SHA512 of the decoded data');
   assert.equal(payload.text, 'Ahoj');
   assert.equal(payload.senderPhoneNumber, PHONE);
-  assert.equal(payload.agentId, s.agentId);
+  // The platform names the agent with its domain in what it posts.
+  assert.equal(payload.agentId, `${s.agentId}@rbm.example`);
 
   const id = crypto.randomUUID();
   await send(
@@ -268,26 +269,72 @@ test('management API: a partner key registers a brand and an agent, verification
   const brand = await post(`${m}/brands`, { displayName: 'Acme' }, mgmt);
   assert.equal(brand.status, 200, JSON.stringify(brand.body));
   const brandName = String(brand.body.name);
-  const badRegion = await post(`${base}/mgmt/v1/${brandName}/agents`, { displayName: 'Acme Bot', rbmAgent: { hostingRegion: 'MARS' } }, mgmt);
+  // The agent as the reference's create sample shapes it: the fields it marks required are required.
+  const product = {
+    description: 'Acme support',
+    logoUri: 'https://acme.test/logo.png',
+    heroUri: 'https://acme.test/hero.png',
+    phoneNumbers: [{ phoneNumber: { number: '+12223334444' }, label: 'Call support' }],
+    privacy: { uri: 'https://acme.test/privacy', label: 'Our privacy policy' },
+    termsConditions: { uri: 'https://acme.test/terms', label: 'Our Terms and Conditions' },
+    color: '#0B78D0',
+    billingConfig: { billingCategory: 'BASIC_MESSAGE' },
+    agentUseCase: 'MULTI_USE',
+    hostingRegion: 'EUROPE',
+  };
+  const badRegion = await post(`${base}/mgmt/v1/${brandName}/agents`, { displayName: 'Acme Bot', rbmAgent: { ...product, hostingRegion: 'MARS' } }, mgmt);
   assert.equal(badRegion.status, 400);
-  const agent = await post(`${base}/mgmt/v1/${brandName}/agents`, { displayName: 'Acme Bot', rbmAgent: { hostingRegion: 'EUROPE' } }, mgmt);
+  for (const missing of ['description', 'logoUri', 'heroUri', 'color', 'privacy', 'termsConditions', 'billingConfig', 'hostingRegion']) {
+    const { [missing]: _gone, ...rest } = product as Record<string, unknown>;
+    const refused = await post(`${base}/mgmt/v1/${brandName}/agents`, { displayName: 'Acme Bot', rbmAgent: rest }, mgmt);
+    assert.equal(refused.status, 400, `${missing} is required`);
+    assert.equal(at(refused.body, 'error', 'status'), 'INVALID_ARGUMENT');
+    assert.match(String(at(refused.body, 'error', 'message')), new RegExp(missing));
+  }
+  const unlabelled = await post(
+    `${base}/mgmt/v1/${brandName}/agents`,
+    { displayName: 'Acme Bot', rbmAgent: { ...product, emails: [{ address: 'help@acme.test' }] } },
+    mgmt,
+  );
+  assert.equal(unlabelled.status, 400, 'every contact carries its label');
+  assert.equal((await post(`${base}/mgmt/v1/${brandName}/agents`, { displayName: 'Acme Bot', rbmAgent: { hostingRegion: 'EUROPE' } }, mgmt)).status, 400);
+  const agent = await post(`${base}/mgmt/v1/${brandName}/agents`, { displayName: 'Acme Bot', rbmAgent: product }, mgmt);
   assert.equal(agent.status, 200, JSON.stringify(agent.body));
   const agentName = String(agent.body.name);
   const agentId = agentName.split('/').at(-1) ?? '';
-  assert.equal(at(agent.body, 'rbmAgent', 'hostingRegion'), 'EUROPE');
+  assert.deepEqual(at(agent.body, 'rbmAgent'), product);
 
+  const questionnaire = {
+    contacts: [{ name: 'Ian', title: 'The Boss', email: 'someone@acme.test' }],
+    optinDescription: 'Users accepted our terms of service online.',
+    triggerDescription: 'We are reaching preregistered users',
+    interactionsDescription: 'This agent does not do much.',
+    optoutDescription: 'Reply stop and we stop.',
+    agentAccessInstructions: 'This is a simple agent that reaches registered users.',
+    videoUris: ['https://acme.test/a/video'],
+    screenshotUris: ['https://acme.test/a/screenshot'],
+  };
   const early = await post(
     `${base}/mgmt/v1/${agentName}:requestLaunch`,
-    { agentLaunch: { rbm: { launchDetails: { '/v1/regions/sandbox-carrier': {} } } } },
+    { agentLaunch: { rbm: { questionnaire, launchDetails: { '/v1/regions/sandbox-carrier': {} } } } },
     mgmt,
   );
   assert.equal(early.status, 400, 'launch needs a verified agent');
   assert.equal(at(early.body, 'error', 'status'), 'FAILED_PRECONDITION');
-  const verify = await post(
-    `${base}/mgmt/v1/${agentName}:requestVerification`,
-    { agentVerificationContact: { partnerName: 'Acme', partnerEmailAddress: 'ops@acme.test' } },
-    mgmt,
-  );
+  const contact = {
+    partnerName: 'Alice',
+    partnerEmailAddress: 'alice@thepartner.test',
+    brandContactName: 'Bob',
+    brandContactEmailAddress: 'bob@thebrand.test',
+    brandWebsiteUrl: 'https://thebrand.test/',
+  };
+  for (const missing of Object.keys(contact)) {
+    const { [missing]: _gone, ...rest } = contact as Record<string, string>;
+    const refused = await post(`${base}/mgmt/v1/${agentName}:requestVerification`, { agentVerificationContact: rest }, mgmt);
+    assert.equal(refused.status, 400, `${missing} is required`);
+    assert.equal(at(refused.body, 'error', 'status'), 'INVALID_ARGUMENT');
+  }
+  const verify = await post(`${base}/mgmt/v1/${agentName}:requestVerification`, { agentVerificationContact: contact }, mgmt);
   assert.equal(at(verify.body, 'verificationState'), 'VERIFICATION_STATE_PENDING');
   await post(`${base}/_sandbox/agents/${agentId}/verification`, { state: 'VERIFICATION_STATE_VERIFIED' });
   assert.equal(at((await get(`${base}/mgmt/v1/${agentName}/verification`, mgmt)).body, 'verificationState'), 'VERIFICATION_STATE_VERIFIED');
@@ -295,9 +342,25 @@ test('management API: a partner key registers a brand and an agent, verification
   const regions = await get(`${m}/regions`, mgmt);
   const regionNames = (at(regions.body, 'regions') as Array<{ name: string }>).map((r) => r.name);
   assert.ok(regionNames.includes('/v1/regions/sandbox-carrier'));
-  const launch = await post(
+  // The first launch needs the questionnaire with its required answers.
+  const unanswered = await post(
     `${base}/mgmt/v1/${agentName}:requestLaunch`,
     { agentLaunch: { rbm: { launchDetails: { '/v1/regions/sandbox-carrier': {} } } } },
+    mgmt,
+  );
+  assert.equal(unanswered.status, 400);
+  assert.equal(at(unanswered.body, 'error', 'status'), 'INVALID_ARGUMENT');
+  const { optoutDescription: _optout, ...noOptout } = questionnaire;
+  const partly = await post(
+    `${base}/mgmt/v1/${agentName}:requestLaunch`,
+    { agentLaunch: { rbm: { questionnaire: noOptout, launchDetails: { '/v1/regions/sandbox-carrier': {} } } } },
+    mgmt,
+  );
+  assert.equal(partly.status, 400);
+  assert.match(String(at(partly.body, 'error', 'message')), /optoutDescription/);
+  const launch = await post(
+    `${base}/mgmt/v1/${agentName}:requestLaunch`,
+    { agentLaunch: { rbm: { questionnaire, launchDetails: { '/v1/regions/sandbox-carrier': {} } } } },
     mgmt,
   );
   assert.equal(at(launch.body, 'rbm', 'launchDetails', '/v1/regions/sandbox-carrier', 'launchState'), 'LAUNCH_STATE_PENDING');

@@ -17,7 +17,7 @@ import {
 import { fileNameFor, fileNameFromUrl } from '../http.js';
 import { RbmApi, statusOf } from './api.js';
 import { parseServiceAccountKey, TokenSource } from './auth.js';
-import { EVENTS_ENDPOINT, parseCall } from './inbound.js';
+import { bareAgentId, EVENTS_ENDPOINT, parseCall } from './inbound.js';
 import { AgentLifecycle } from './lifecycle.js';
 import type { RbmOptions } from './options.js';
 import { platformMessageId, renderMessage } from './render.js';
@@ -29,11 +29,15 @@ import { platformMessageId, renderMessage } from './render.js';
  */
 const KEY_FIELD = 'rbm.service_account_key';
 
-/** The agent's full name `brands/{brand}/agents/{agent}` as its two ids; a bare id is kept as it is. */
+/**
+ * The agent's full name `brands/{brand}/agents/{agent}` as its two ids; a bare id is kept as it
+ * is, and one pasted with its agent domain (`<agent>@<agent-domain>`) loses the domain (the API
+ * takes the bare id).
+ */
 function agentIds(value: unknown): { brand_id?: string; agent_id: string } | null {
   if (typeof value !== 'string' || value === '') return null;
   const full = /^brands\/([^/]+)\/agents\/([^/]+)$/.exec(value);
-  return full ? { brand_id: full[1]!, agent_id: full[2]! } : { agent_id: value };
+  return full ? { brand_id: full[1]!, agent_id: bareAgentId(full[2]!) } : { agent_id: bareAgentId(value) };
 }
 
 export function createRbmConnector(options: RbmOptions) {

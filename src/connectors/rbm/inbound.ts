@@ -11,7 +11,9 @@ import type { ChannelContext, InboundCall, InboundContent, InboundEvent, Inbound
  *   postback data as the quick reply's payload, an ACTION a `postback`), a user event (DELIVERED,
  *   READ of the message named; IS_TYPING is dropped), or a server event (TTL_EXPIRATION_REVOKED:
  *   the message expired unsent).
- * Events of another agent than the channel's are dropped.
+ * Events of another agent than the channel's are dropped. What the platform posts names the agent
+ * with its domain (`<agent>@<agent-domain>`) while the API takes the bare id: the part before the
+ * `@` is compared.
  */
 export const EVENTS_ENDPOINT = 'events';
 
@@ -43,9 +45,16 @@ function fileContent(file: Json): InboundContent | null {
   return { type, media: { ref, ...(name === undefined ? {} : { name }), ...(mimeType === undefined ? {} : { mimeType }) } };
 }
 
+/** The bare agent id of an id that may carry the agent domain. */
+export function bareAgentId(id: string): string {
+  const at = id.indexOf('@');
+  return at === -1 ? id : id.slice(0, at);
+}
+
 /** What a decoded payload reports. */
 export function eventsOf(data: Json, agentId: string | undefined): InboundEvent[] {
-  if (agentId !== undefined && str(data.agentId) !== undefined && data.agentId !== agentId) return [];
+  const from = str(data.agentId);
+  if (agentId !== undefined && from !== undefined && bareAgentId(from) !== bareAgentId(agentId)) return [];
   const phone = str(data.senderPhoneNumber) ?? str(data.phoneNumber);
   if (phone === undefined) return [];
   const user: InboundUser = { phoneNumber: phone };

@@ -1,13 +1,15 @@
 import type { ChannelContext, PlatformChannelState, PlatformResult, Tester, TesterState } from '../connector.js';
 import { statusOf, type RbmApi } from './api.js';
-import { HOSTING_REGIONS, type RbmOptions } from './options.js';
+import { agentBody, launchBody, verificationBody } from './agent-bodies.js';
+import type { RbmOptions } from './options.js';
 
 /**
  * The agent's life cycle on the management API, and its testers:
- * - register (`create_requested`): a brand (once per channel), the agent in the channel's hosting
- *   region, and the brand verification request; the agent is `created` once verified;
- * - launch (`launch_requested`): the first launch with `:requestLaunch` in every region the
- *   platform lists (a later request adds regions with PATCH); `launched` once a region launched,
+ * - register (`create_requested`): a brand (once per channel), the agent with the channel's
+ *   profile in its hosting region, and the brand verification request with the channel's
+ *   verification contact; the agent is `created` once verified;
+ * - launch (`launch_requested`): the first launch with `:requestLaunch` and the channel's
+ *   questionnaire in every region the platform lists (a later request adds regions with PATCH); `launched` once a region launched,
  *   back to `created` when every region was rejected, with the reviewers' comment as the reason;
  * - testers: the management API's testers resource (invite, read, list, remove).
  */
@@ -90,11 +92,7 @@ export class AgentLifecycle {
   }
 
   private requestVerification(channel: ChannelContext, path: string): Promise<PlatformResult<Json>> {
-    const name = str(channel.config.agent_name) ?? 'Agent';
-    const email = str(channel.config.client_email) ?? '';
-    return this.api.call(channel, 'management', 'POST', `${path}:requestVerification`, {
-      agentVerificationContact: { partnerName: name, partnerEmailAddress: email, brandContactName: name, brandContactEmailAddress: email },
-    });
+    return this.api.call(channel, 'management', 'POST', `${path}:requestVerification`, verificationBody(channel.config));
   }
 
   /** Registers the agent (and its brand) unless the channel has one, then asks for its verification. */
@@ -109,11 +107,7 @@ export class AgentLifecycle {
       config.brand_id = brand;
     }
     if (str(channel.config.agent_id) === undefined) {
-      const region = HOSTING_REGIONS[String(channel.config.region)] ?? HOSTING_REGIONS.europe;
-      const made = await this.api.call(channel, 'management', 'POST', `/v1/brands/${brand}/agents`, {
-        displayName: str(channel.config.agent_name) ?? 'Agent',
-        [`${this.options.productKey}Agent`]: { hostingRegion: region },
-      });
+      const made = await this.api.call(channel, 'management', 'POST', `/v1/brands/${brand}/agents`, agentBody(channel.config, this.options.productKey));
       if (!made.ok) return made;
       const agent = String(made.value.name ?? '').split('/')[3];
       if (!agent) return { ok: false, retryable: true, code: 'bad_answer', message: 'The platform made an agent without a name.' };
@@ -136,15 +130,18 @@ export class AgentLifecycle {
     if (!regions.ok) return regions;
     const names = ((regions.value.regions as Json[] | undefined) ?? []).map((r) => str(r?.name)).filter((n): n is string => n !== undefined);
     if (names.length === 0) return { ok: false, retryable: true, code: 'no_regions', message: 'The platform lists no region to launch in.' };
-    const launchDetails = Object.fromEntries(names.map((n) => [n, {}]));
-    const first = await this.api.call(channel, 'management', 'POST', `${path}:requestLaunch`, {
-      agentLaunch: { [this.options.productKey]: { launchDetails } },
-    });
-    if (!first.ok) {
-      if (first.retryable || statusOf(first) !== 'FAILED_PRECONDITION') return first;
-      const again = await this.api.call(channel, 'management', 'PATCH', `${path}/launch`, { [this.options.productKey]: { launchDetails } });
-      if (!again.ok) return again;
-    }
+    // The first launch goes with the questionnaire; an agent with a launch already (a region
+    // rejected, or launched elsewhere) has the regions added or asked again with PATCH.
+    const current = await this.api.call(channel, 'management', 'GET', `${path}/launch`);
+    if (!current.ok) return current;
+    const known = Object.keys(((current.value[this.options.productKey] as Json | undefined)?.launchDetails ?? {}) as Json);
+    const asked =
+      known.length === 0
+        ? await this.api.call(channel, 'management', 'POST', `${path}:requestLaunch`, launchBody(channel.config, this.options.productKey, names))
+        : await this.api.call(channel, 'management', 'PATCH', `${path}/launch`, {
+            [this.options.productKey]: { launchDetails: Object.fromEntries(names.map((n) => [n, {}])) },
+          });
+    if (!asked.ok) return asked;
     return this.readState(channel);
   }
 

@@ -11,7 +11,9 @@ import type { OutboundMessage, PlatformResult } from '../connector.js';
  *   a card's title, text and image; its buttons as card suggestions (url: open URL, phone: dial,
  *   postback: a suggested reply carrying the payload), its `item_url` as an open-URL action;
  * - quick replies: suggested replies (text, with the payload as postback data) and the
- *   share-location action (location);
+ *   share-location action (location); the platform has no suggestion that asks for the user's
+ *   e-mail address or phone number (its dial action calls a number, it does not ask for one), so
+ *   those are refused (the channel type does not offer them; Send Message answers 422 first);
  * - the time to live as `ttl`.
  * The message id the platform keeps is a UUID made from the service's id (the same on every
  * try), so a retried send is ignored by the platform rather than shown twice.
@@ -99,7 +101,18 @@ export function renderMessage(message: OutboundMessage): PlatformResult<Json> {
   const rendered = contentMessage(message.content);
   if (!rendered.ok) return rendered;
   const body = rendered.value;
-  const replies = (message.content.quick_replies ?? []).map(quickReply).filter((r): r is Json => r !== null);
+  const replies: Json[] = [];
+  for (const reply of message.content.quick_replies ?? []) {
+    const rendered = quickReply(reply);
+    if (rendered === null)
+      return {
+        ok: false,
+        retryable: false,
+        code: 'unsupported',
+        message: `An rbm message cannot ask for the user's ${reply.type === 'email' ? 'e-mail address' : 'phone number'}.`,
+      };
+    replies.push(rendered);
+  }
   if (replies.length > 0) body.suggestions = [...((body.suggestions as Json[] | undefined) ?? []), ...replies];
   const out: Json = { contentMessage: body };
   if (message.ttlMs !== undefined) out.ttl = `${Math.max(1, Math.ceil(message.ttlMs / 1000))}s`;

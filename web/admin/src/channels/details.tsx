@@ -65,6 +65,8 @@ export function ChannelDetails({ channel, reload }: ChannelPageProps) {
       continue;
     }
     const value = (field.viewPaths ?? [field.path]).map((p) => getPath(channel, p)).find((v) => v !== undefined && v !== null);
+    // Optional groups (the rbm agent's profile and launch answers) show only what was given.
+    if (field.group !== undefined && value === undefined) continue;
     const text = value === undefined ? undefined : typeof value === 'boolean' ? (value ? 'yes' : 'no') : String(value);
     rows.push({ label: field.viewLabel ?? field.label, value: text === undefined ? <span className="muted">—</span> : text });
   }

@@ -16,7 +16,29 @@ export interface FieldSpec {
   /** Where the Channel object shows the current value, when not at `path` (rbm region). */
   viewPaths?: string[];
   placeholder?: string;
+  /**
+   * The object of the type the field belongs to (a key of GROUP_TITLES, e.g. the rbm agent's
+   * profile): its fields are shown under its title, and an edit sends the whole object when one
+   * of them changed (the API replaces the object's lists and nested objects as given).
+   */
+  group?: string;
 }
+
+/** Titles and one-line introductions of the field groups. */
+export const GROUP_TITLES: Record<string, { title: string; intro: string }> = {
+  'rbm.agent_profile': {
+    title: 'Agent profile',
+    intro: 'Needed when the service registers the agent: how users see it. Give a phone number or an e-mail address; the launch needs one.',
+  },
+  'rbm.verification_contact': {
+    title: 'Brand verification',
+    intro: 'Needed with the profile: who the platform asks to confirm that you represent the brand.',
+  },
+  'rbm.launch_questionnaire': {
+    title: 'Launch questionnaire',
+    intro: 'Needed to launch the agent: the answers the platform and the carriers review.',
+  },
+};
 
 export interface TypeSpec {
   modes: string[];
@@ -31,6 +53,70 @@ export const RBM_REGIONS = [
   { id: 'north_america', label: 'North America' },
   { id: 'europe', label: 'Europe' },
   { id: 'asia_pacific', label: 'Asia Pacific' },
+];
+
+const profile = 'rbm.agent_profile';
+const verification = 'rbm.verification_contact';
+const questionnaire = 'rbm.launch_questionnaire';
+
+/** What the platform needs to register an rbm agent and to launch it (see GROUP_TITLES). */
+const RBM_AGENT_FIELDS: FieldSpec[] = [
+  { group: profile, path: `${profile}.description`, label: 'Agent description', kind: 'text', description: 'Shown to users, at most 100 characters.' },
+  { group: profile, path: `${profile}.logo_url`, label: 'Logo URL', kind: 'text', placeholder: 'https://example.com/logo.png', description: 'At most 50 KB.' },
+  {
+    group: profile,
+    path: `${profile}.hero_url`,
+    label: 'Banner image URL',
+    kind: 'text',
+    placeholder: 'https://example.com/banner.png',
+    description: 'At most 200 KB.',
+  },
+  { group: profile, path: `${profile}.color`, label: 'Theme color', kind: 'text', placeholder: '#0B78D0' },
+  {
+    group: profile,
+    path: `${profile}.billing_category`,
+    label: 'Billing category',
+    kind: 'select',
+    options: [
+      { id: 'conversational', label: 'Conversational: billed per conversation' },
+      { id: 'non_conversational', label: 'Non-conversational: billed per message' },
+    ],
+  },
+  {
+    group: profile,
+    path: `${profile}.use_case`,
+    label: 'Use case',
+    kind: 'select',
+    options: [
+      { id: 'transactional', label: 'Transactional' },
+      { id: 'promotional', label: 'Promotional' },
+      { id: 'otp', label: 'One-time passwords' },
+      { id: 'multi_use', label: 'Multi-use' },
+    ],
+  },
+  { group: profile, path: `${profile}.privacy_policy.url`, label: 'Privacy policy URL', kind: 'text' },
+  { group: profile, path: `${profile}.terms_and_conditions.url`, label: 'Terms and conditions URL', kind: 'text' },
+  { group: profile, path: `${profile}.phones.0.number`, label: 'Contact phone number', kind: 'text', placeholder: '+12025550143' },
+  { group: profile, path: `${profile}.phones.0.label`, label: 'Contact phone label', kind: 'text', placeholder: 'Call us' },
+  { group: profile, path: `${profile}.emails.0.address`, label: 'Contact e-mail address', kind: 'email' },
+  { group: profile, path: `${profile}.emails.0.label`, label: 'Contact e-mail label', kind: 'text', placeholder: 'Write to us' },
+  { group: profile, path: `${profile}.websites.0.url`, label: 'Website URL', kind: 'text' },
+  { group: profile, path: `${profile}.websites.0.label`, label: 'Website label', kind: 'text', placeholder: 'Our website' },
+  { group: verification, path: `${verification}.partner_name`, label: 'Partner name', kind: 'text', description: 'You, who ask for the agent.' },
+  { group: verification, path: `${verification}.partner_email`, label: 'Partner e-mail', kind: 'email' },
+  { group: verification, path: `${verification}.brand_contact_name`, label: 'Brand contact name', kind: 'text' },
+  { group: verification, path: `${verification}.brand_contact_email`, label: 'Brand contact e-mail', kind: 'email' },
+  { group: verification, path: `${verification}.brand_website_url`, label: 'Brand website URL', kind: 'text' },
+  { group: questionnaire, path: `${questionnaire}.contacts.0.name`, label: 'Review contact name', kind: 'text' },
+  { group: questionnaire, path: `${questionnaire}.contacts.0.title`, label: 'Review contact title', kind: 'text' },
+  { group: questionnaire, path: `${questionnaire}.contacts.0.email`, label: 'Review contact e-mail', kind: 'email' },
+  { group: questionnaire, path: `${questionnaire}.opt_in_description`, label: 'How users opt in', kind: 'text' },
+  { group: questionnaire, path: `${questionnaire}.trigger_description`, label: 'What triggers messages', kind: 'text' },
+  { group: questionnaire, path: `${questionnaire}.interactions_description`, label: 'The conversations', kind: 'text' },
+  { group: questionnaire, path: `${questionnaire}.opt_out_description`, label: 'What users get when they opt out', kind: 'text' },
+  { group: questionnaire, path: `${questionnaire}.access_instructions`, label: 'How reviewers reach the agent', kind: 'text' },
+  { group: questionnaire, path: `${questionnaire}.video_urls.0`, label: 'Demo video URL', kind: 'text', description: 'Optional.' },
+  { group: questionnaire, path: `${questionnaire}.screenshot_urls.0`, label: 'Screenshot URL', kind: 'text', description: 'Optional.' },
 ];
 
 export const TYPE_SPECS: Record<ChannelType, TypeSpec> = {
@@ -112,6 +198,7 @@ export const TYPE_SPECS: Record<ChannelType, TypeSpec> = {
         kind: 'secret',
         description: 'Optional: the token the platform signs its webhook calls with; the service makes one when empty.',
       },
+      ...RBM_AGENT_FIELDS,
     ],
   },
   appmsg: {
@@ -210,14 +297,14 @@ export function getPath(value: unknown, path: string): unknown {
   return at;
 }
 
-/** Sets a dotted path, creating the objects on the way. */
+/** Sets a dotted path, creating the objects on the way (a list where the next key is an index: `phones.0.number`). */
 export function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
   const keys = path.split('.');
   let at = target;
-  for (const key of keys.slice(0, -1)) {
+  keys.slice(0, -1).forEach((key, i) => {
     const next = at[key];
-    if (next === null || typeof next !== 'object') at[key] = {};
+    if (next === null || typeof next !== 'object') at[key] = /^\d+$/.test(keys[i + 1] ?? '') ? [] : {};
     at = at[key] as Record<string, unknown>;
-  }
+  });
   at[keys[keys.length - 1] as string] = value;
 }

@@ -1,11 +1,11 @@
 // The create and edit form of a channel: the common fields, then the fields of its type. The
 // API's 422 answers name the field (`provider.sender_id`); each is shown next to that field.
-import { useMemo, useState, type FormEvent } from 'react';
+import { Fragment, useMemo, useState, type FormEvent } from 'react';
 import { Form } from 'react-aria-components';
 import { ApiFailure, messageOf, type ErrorDetail } from '../api';
 import type { Channel, ChannelType } from '../types';
 import { Button, CheckboxField, SelectField, TextField } from '../ui';
-import { getPath, MODE_LABELS, setPath, TYPE_SPECS, type FieldSpec } from './fields';
+import { getPath, GROUP_TITLES, MODE_LABELS, setPath, TYPE_SPECS, type FieldSpec } from './fields';
 
 export interface ChannelFormProps {
   type: ChannelType;
@@ -55,6 +55,17 @@ function isJsonObject(text: string): boolean {
   }
 }
 
+/** Consecutive fields of one group together (the rbm agent's profile), the others one by one. */
+function segmentsOf(fields: FieldSpec[]): { group?: string; fields: FieldSpec[] }[] {
+  const segments: { group?: string; fields: FieldSpec[] }[] = [];
+  for (const field of fields) {
+    const last = segments.at(-1);
+    if (last && field.group !== undefined && last.group === field.group) last.fields.push(field);
+    else segments.push({ ...(field.group === undefined ? {} : { group: field.group }), fields: [field] });
+  }
+  return segments;
+}
+
 function numberOrText(text: string): unknown {
   return /^-?\d+$/.test(text.trim()) ? Number(text.trim()) : text;
 }
@@ -78,6 +89,10 @@ export function ChannelForm({ type, channel, submitLabel, onSubmit, onCancel }: 
     if (!editing || name !== channel.name) out.name = name;
     if (spec.modes.length > 1 && (!editing || mode !== channel.mode)) out.mode = mode;
     if (!editing) for (const [path, value] of Object.entries(spec.fixed ?? {})) setPath(out, path, value);
+    // A group with a changed field is sent whole: the API takes the object as given.
+    const changedGroups = new Set(
+      spec.fields.filter((f) => f.group !== undefined && editing && (values[f.path] ?? '') !== initialValue(f, channel)).map((f) => f.group),
+    );
     for (const field of spec.fields) {
       const value = values[field.path] ?? '';
       if (value === '' && (editing || !field.required)) continue;
@@ -85,7 +100,8 @@ export function ChannelForm({ type, channel, submitLabel, onSubmit, onCancel }: 
         if (editing ? value !== initialValue(field, channel) : value === 'true') setPath(out, field.path, value === 'true');
         continue;
       }
-      if (editing && field.kind !== 'secret' && field.kind !== 'json' && value === initialValue(field, channel)) continue;
+      const wholeGroup = field.group !== undefined && changedGroups.has(field.group);
+      if (editing && !wholeGroup && field.kind !== 'secret' && field.kind !== 'json' && value === initialValue(field, channel)) continue;
       setPath(out, field.path, field.kind === 'integer' ? numberOrText(value) : field.kind === 'json' ? JSON.parse(value) : value);
     }
     if (!editing && webhookUrl.trim()) out.webhook = { url: webhookUrl.trim(), ssl_verification: sslVerification };
@@ -120,6 +136,44 @@ export function ChannelForm({ type, channel, submitLabel, onSubmit, onCancel }: 
 
   const set = (path: string) => (value: string) => setValues((v) => ({ ...v, [path]: value }));
 
+  const renderField = (field: FieldSpec) =>
+    field.kind === 'boolean' ? (
+      <CheckboxField
+        key={field.path}
+        label={field.label}
+        isSelected={values[field.path] === 'true'}
+        onChange={(on) => set(field.path)(on ? 'true' : 'false')}
+        description={field.description}
+      />
+    ) : field.kind === 'select' ? (
+      <SelectField
+        key={field.path}
+        label={field.label}
+        options={field.options ?? []}
+        value={values[field.path] || (editing || field.group !== undefined ? null : (field.options?.[0]?.id ?? null))}
+        onChange={set(field.path)}
+        error={errors[field.path]}
+        description={field.description}
+      />
+    ) : (
+      <TextField
+        key={field.path}
+        label={field.label}
+        name={field.path}
+        multiline={field.kind === 'json'}
+        rows={field.kind === 'json' ? 6 : undefined}
+        type={field.kind === 'secret' ? 'password' : field.kind === 'email' ? 'email' : 'text'}
+        inputMode={field.kind === 'integer' ? 'numeric' : undefined}
+        autoComplete={field.kind === 'secret' ? 'new-password' : 'off'}
+        value={values[field.path] ?? ''}
+        onChange={set(field.path)}
+        error={errors[field.path]}
+        isRequired={field.required && !editing}
+        placeholder={field.placeholder}
+        description={editing && (field.kind === 'secret' || field.kind === 'json') ? 'Leave empty to keep the current value.' : field.description}
+      />
+    );
+
   return (
     <Form className="form" onSubmit={(e) => void submit(e)} validationBehavior="aria">
       <p className="muted">{spec.intro}</p>
@@ -136,42 +190,15 @@ export function ChannelForm({ type, channel, submitLabel, onSubmit, onCancel }: 
       {spec.fields.length > 0 ? (
         <fieldset>
           <legend>Platform connection</legend>
-          {spec.fields.map((field) =>
-            field.kind === 'boolean' ? (
-              <CheckboxField
-                key={field.path}
-                label={field.label}
-                isSelected={values[field.path] === 'true'}
-                onChange={(on) => set(field.path)(on ? 'true' : 'false')}
-                description={field.description}
-              />
-            ) : field.kind === 'select' ? (
-              <SelectField
-                key={field.path}
-                label={field.label}
-                options={field.options ?? []}
-                value={values[field.path] || (editing ? null : (field.options?.[0]?.id ?? null))}
-                onChange={set(field.path)}
-                error={errors[field.path]}
-                description={field.description}
-              />
+          {segmentsOf(spec.fields).map((segment) =>
+            segment.group === undefined ? (
+              <Fragment key={segment.fields[0]?.path}>{segment.fields.map(renderField)}</Fragment>
             ) : (
-              <TextField
-                key={field.path}
-                label={field.label}
-                name={field.path}
-                multiline={field.kind === 'json'}
-                rows={field.kind === 'json' ? 6 : undefined}
-                type={field.kind === 'secret' ? 'password' : field.kind === 'email' ? 'email' : 'text'}
-                inputMode={field.kind === 'integer' ? 'numeric' : undefined}
-                autoComplete={field.kind === 'secret' ? 'new-password' : 'off'}
-                value={values[field.path] ?? ''}
-                onChange={set(field.path)}
-                error={errors[field.path]}
-                isRequired={field.required && !editing}
-                placeholder={field.placeholder}
-                description={editing && (field.kind === 'secret' || field.kind === 'json') ? 'Leave empty to keep the current value.' : field.description}
-              />
+              <fieldset key={segment.group} className="field-group">
+                <legend>{GROUP_TITLES[segment.group]?.title ?? segment.group}</legend>
+                <p className="muted">{GROUP_TITLES[segment.group]?.intro}</p>
+                {segment.fields.map(renderField)}
+              </fieldset>
             ),
           )}
         </fieldset>
