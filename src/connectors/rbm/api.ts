@@ -1,5 +1,5 @@
 import type { ChannelContext, PlatformFailure, PlatformResult } from '../connector.js';
-import { httpCall, jsonOf, type HttpAnswer } from '../http.js';
+import { httpCall, jsonOf, retryAfterMs, type HttpAnswer } from '../http.js';
 import type { TokenSource } from './auth.js';
 import { regionalUrl, type RbmOptions } from './options.js';
 
@@ -11,15 +11,6 @@ import { regionalUrl, type RbmOptions } from './options.js';
  */
 export type RbmApiName = 'messaging' | 'management';
 type Json = Record<string, unknown>;
-
-/** A Retry-After header (seconds, or an HTTP date) as ms from `now`. */
-function retryAfterMs(value: string | null, now: number): number | undefined {
-  const text = value?.trim() ?? '';
-  if (text === '') return undefined;
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
 
 /** A refused call as a failure value: 429 and 5xx retryable (with Retry-After), the rest permanent. */
 export function platformFailure(answer: HttpAnswer, now: number): PlatformFailure {
