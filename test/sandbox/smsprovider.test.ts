@@ -270,3 +270,41 @@ test('as the public reference says: reports only with a reference, test messages
   assert.equal(fields.get('originator'), '420777123456');
   assert.match(fields.get('receive_datetime') ?? '', /^\d{14}$/);
 });
+
+test('the message list filters on the server: recipient, originator, direction, status, from and until; newest first, paged', async (t) => {
+  const s = await setup(t);
+  const send = async (originator: string, to: string) => {
+    const res = await post(`${s.base}/messages`, { originator, recipients: [to], body: 'x', reference: `${originator}-${to}` }, s.auth);
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return res.body as { id: string; createdDatetime: string };
+  };
+  const first = await send('Shop', '31612345678');
+  await send('Shop', '31600000002');
+  await send('Other', '31612345678');
+  const list = async (query: string) => {
+    const res = await get(`${s.base}/messages?${query}`, s.auth);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return res.body as { totalCount: number; count: number; items: { reference: string }[] };
+  };
+  assert.deepEqual(
+    (await list('recipient=%2B31%20612%20345678')).items.map((m) => m.reference),
+    ['Other-31612345678', 'Shop-31612345678'],
+  );
+  assert.deepEqual(
+    (await list('originator=Shop&limit=1')).items.map((m) => m.reference),
+    ['Shop-31600000002'],
+  );
+  assert.deepEqual(
+    (await list('originator=Shop&limit=1&offset=1')).items.map((m) => m.reference),
+    ['Shop-31612345678'],
+  );
+  assert.equal((await list('direction=mo')).totalCount, 0);
+  assert.equal((await list('status=sent&direction=mt')).totalCount, 3);
+  assert.equal((await list(`from=${encodeURIComponent(first.createdDatetime)}`)).totalCount, 3, 'from is inclusive');
+  const later = new Date(Date.parse(first.createdDatetime) + 3_600_000).toISOString();
+  assert.equal((await list(`from=${encodeURIComponent(later)}`)).totalCount, 0);
+  assert.equal((await list(`until=${encodeURIComponent(later)}`)).totalCount, 3);
+  const bad = await get(`${s.base}/messages?from=yesterday`, s.auth);
+  assert.equal(bad.status, 422);
+  assert.equal((bad.body as { errors: { code: number; parameter: string }[] }).errors[0]?.parameter, 'from');
+});

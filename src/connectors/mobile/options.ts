@@ -15,7 +15,7 @@ export interface MobileOptions {
   inboundUrl(channelId: string, endpoint: string): string;
   /** The service's clock (ms): the JWT's `nbf` and `exp` are checked against it. */
   now(): number;
-  /** Most pages of the provider's message list a lookup by reference reads (default 10 of 100). */
+  /** Most pages of the provider's list of one recipient's messages a lookup by reference reads (default 100 of 100): a guard against a provider that ignores the filters. */
   lookupPages?: number;
 }
 
