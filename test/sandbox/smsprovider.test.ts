@@ -308,3 +308,34 @@ test('the message list filters on the server: recipient, originator, direction, 
   assert.equal(bad.status, 422);
   assert.equal((bad.body as { errors: { code: number; parameter: string }[] }).errors[0]?.parameter, 'from');
 });
+
+test('the JWT may be signed with HS384 or HS512; status reports may come unsigned while inbound SMS stay signed', async (t) => {
+  const s = await setup(t);
+  const sent = await post(
+    `${s.base}/messages`,
+    { originator: 'Shop', recipients: ['18885551515'], body: 'Hi', reference: '27', reportUrl: `${s.receiver.url}/status` },
+    s.auth,
+  );
+  const id = String(sent.body.id);
+  for (const [alg, hash] of [
+    ['HS384', 'sha384'],
+    ['HS512', 'sha512'],
+  ] as const) {
+    assert.equal((await call('PATCH', `${s.base}/_sandbox/account`, { jwt_algorithm: alg })).status, 200);
+    await post(`${s.base}/_sandbox/messages/${id}/status`, { status: 'buffered' });
+    const token = String(s.receiver.received.at(-1)?.headers[JWT_HEADER]);
+    const [h, p, sig] = token.split('.') as [string, string, string];
+    assert.equal(JSON.parse(Buffer.from(h, 'base64url').toString()).alg, alg);
+    assert.equal(createHmac(hash, SIGNING).update(`${h}.${p}`).digest('base64url'), sig);
+  }
+  assert.equal((await call('PATCH', `${s.base}/_sandbox/account`, { jwt_algorithm: 'none' })).status, 400);
+
+  assert.equal((await call('PATCH', `${s.base}/_sandbox/account`, { sign_status_reports: false })).status, 200);
+  await post(`${s.base}/_sandbox/messages/${id}/status`, { status: 'delivered' });
+  const report = s.receiver.received.at(-1);
+  assert.equal(report?.headers[JWT_HEADER], undefined);
+  assert.equal(report?.headers['smsprovider-signature'], undefined);
+  await call('PUT', `${s.base}/_sandbox/numbers/+18005551212`, { receive_url: `${s.receiver.url}/inbound` });
+  await post(`${s.base}/_sandbox/inbound`, { originator: '+420777123456', recipient: '18005551212', body: 'hi' });
+  assert.equal(typeof s.receiver.received.at(-1)?.headers[JWT_HEADER], 'string');
+});

@@ -14,6 +14,7 @@ import { SmsApi } from './api.js';
 import { parseCall, RECEIVE_ENDPOINT, STATUS_ENDPOINT } from './inbound.js';
 import type { MobileOptions } from './options.js';
 import { renderMessage } from './render.js';
+import { reportUrlOf } from './status-url.js';
 
 /**
  * mobile: SMS through the provider's REST API with the channel's access key. See README.md in
@@ -64,7 +65,7 @@ export function createMobileConnector(options: MobileOptions) {
 
   const sender = {
     async send(channel: ChannelContext, recipient: Recipient, message: OutboundMessage): Promise<PlatformResult<SendReceipt>> {
-      const params = renderMessage(channel, recipient, message, options.inboundUrl(channel.id, STATUS_ENDPOINT));
+      const params = renderMessage(channel, recipient, message, reportUrlOf(options.inboundUrl(channel.id, STATUS_ENDPOINT), channel));
       if (!params.ok) return params;
       const sent = await api.call(keyOf(channel), 'POST', '/messages', params.value);
       if (!sent.ok) return sent;
