@@ -65,6 +65,8 @@ export const ConfigSchema = Type.Object({
   NLP_TIME_BUDGET_MS: Type.Optional(Type.Integer({ minimum: 10, maximum: 10_000 })),
   NLP_ALLOWLIST: Type.Optional(Type.String()),
   NLP_TRAINING_TIMEOUT_MS: Type.Optional(Type.Integer({ minimum: 1000, maximum: 3_600_000 })),
+  NLP_TRAINING_CONCURRENCY: Type.Optional(Type.Integer({ minimum: 1, maximum: 32 })),
+  NLP_TRAINING_MEMORY_MB: Type.Optional(Type.Integer({ minimum: 16, maximum: 16_384 })),
   ADMIN_EMAIL: Type.Optional(Type.String({ pattern: '^[^\\s@]+@[^\\s@]+$', maxLength: 254 })),
   /** log2 of scrypt's N for administration passwords; low values are for tests only. */
   ADMIN_PASSWORD_COST: Type.Optional(Type.Integer({ minimum: 10, maximum: 20 })),
@@ -123,6 +125,10 @@ export interface Config {
     allowlist: string[];
     /** A built-in model's training is stopped (and failed) after this long. */
     trainingTimeoutMs: number;
+    /** Trainings running at once in a worker process, apart from the send jobs' room; one account's one at a time. */
+    trainingConcurrency: number;
+    /** The heap of a training's thread (MB): a training that needs more is stopped (and failed). */
+    trainingMemoryMb: number;
   };
   admin: {
     /** The first owner's e-mail, made on first start. */
@@ -227,6 +233,8 @@ export function loadConfig(env: Environment = process.env): Config {
       timeBudgetMs: c.NLP_TIME_BUDGET_MS ?? 500,
       allowlist: listSetting(c.NLP_ALLOWLIST),
       trainingTimeoutMs: c.NLP_TRAINING_TIMEOUT_MS ?? 120_000,
+      trainingConcurrency: c.NLP_TRAINING_CONCURRENCY ?? 1,
+      trainingMemoryMb: c.NLP_TRAINING_MEMORY_MB ?? 512,
     },
     admin: {
       email: c.ADMIN_EMAIL ?? 'admin@localhost',

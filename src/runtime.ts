@@ -361,11 +361,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   jobKinds.register(sendJobKind({ store, clock, outbox, connectors, channels: channelCache, logger: logger.child({ worker: 'send' }) }));
   jobKinds.register(platformStateJob(platformState));
   jobKinds.register(deliveryDeadlineJob({ store, outbox, channels: channelCache }));
-  jobKinds.register(
+  // Trainings run apart from the send jobs: their own few slots, one account's one at a time, so
+  // a long training never holds a send's room.
+  const trainingKinds = new JobKinds();
+  trainingKinds.register(
     nlpTrainingJob({
       store,
       clock,
-      train: options.trainNlpModel ?? ((data) => trainModel(data, { timeoutMs: config.nlp.trainingTimeoutMs })),
+      train: options.trainNlpModel ?? ((data) => trainModel(data, { timeoutMs: config.nlp.trainingTimeoutMs, memoryMb: config.nlp.trainingMemoryMb })),
       changed: (id) => classifier.forget(id),
       logger: logger.child({ worker: 'nlp-training' }),
     }),
@@ -435,11 +438,37 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
           pollMs: config.workerPollMs,
           logger: logger.child({ worker: 'jobs' }),
         });
+        const trainings = new JobsTask({
+          queue: store.jobQueue,
+          kinds: trainingKinds,
+          clock,
+          wallClock: systemClock,
+          concurrency: config.nlp.trainingConcurrency,
+          // Claimed only when they can start: a training held here waits for no one else's.
+          capacity: config.nlp.trainingConcurrency,
+          leaseMs: Math.max(JOB_LEASE_MS, config.nlp.trainingTimeoutMs + JOB_LEASE_MS),
+          logger: logger.child({ worker: 'nlp-training' }),
+          perAccount: true,
+          freesOwnLeases: false,
+        });
+        const training = new QueueRunner(trainings, {
+          instanceId: store.instanceId,
+          nextId: () => ids.nextNumber(),
+          pollMs: config.workerPollMs,
+          logger: logger.child({ worker: 'nlp-training' }),
+        });
         jobsStarted = true;
         jobsRunner = runner as QueueRunner<unknown, unknown, unknown>;
-        wakeJobs = () => runner.wake();
+        wakeJobs = () => {
+          runner.wake();
+          training.wake();
+        };
         runner.start();
-        stoppers.push(() => runner.stop());
+        training.start();
+        stoppers.push(
+          () => runner.stop(),
+          () => training.stop(),
+        );
       }
     },
     async close() {

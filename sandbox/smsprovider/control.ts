@@ -6,6 +6,7 @@ import { asArray, asRecord, optNumber, optString, phoneDigits, type JsonRecord }
 import { originOf, type SpContext } from './context.js';
 import { messageView } from './format.js';
 import type { RecipientStatus, SpMessage, SpRecipient } from './state.js';
+import { JWT_ALGORITHMS, type JwtAlgorithm } from './signing.js';
 import { inboundFields, shortcodeFields } from './webhooks.js';
 
 // Control API: account, keys, numbers, delivery outcomes, inbound SMS.
@@ -17,6 +18,8 @@ function accountView(ctx: SpContext): JsonRecord {
   return {
     access_keys: [...state.accessKeys.entries()].map(([key, mode]) => ({ key, mode })),
     signing_key: state.signingKey,
+    jwt_algorithm: state.jwtAlgorithm,
+    sign_status_reports: state.signStatusReports,
     status_report_url: state.statusReportUrl,
     balance: state.balance,
     numbers: [...state.numbers.values()].map((n) => ({ number: n.number, receive_url: n.receiveUrl })),
@@ -48,10 +51,16 @@ export function registerControlRoutes(app: FastifyInstance, ctx: SpContext): voi
 
   app.get(`${p}/account`, async () => accountView(ctx));
 
-  app.patch(`${p}/account`, async (req) => {
+  app.patch(`${p}/account`, async (req, reply) => {
     const body = asRecord(req.body);
     const key = optString(body.signing_key);
     if (key) state.signingKey = key;
+    const alg = optString(body.jwt_algorithm);
+    if (alg !== undefined) {
+      if (!(JWT_ALGORITHMS as readonly string[]).includes(alg)) return controlError(reply, 400, `jwt_algorithm must be one of ${JWT_ALGORITHMS.join(', ')}`);
+      state.jwtAlgorithm = alg as JwtAlgorithm;
+    }
+    if (typeof body.sign_status_reports === 'boolean') state.signStatusReports = body.sign_status_reports;
     if (body.status_report_url !== undefined) state.statusReportUrl = optString(body.status_report_url) ?? null;
     if (body.balance !== undefined) state.balance = optNumber(body.balance) ?? null;
     return accountView(ctx);

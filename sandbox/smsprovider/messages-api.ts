@@ -135,6 +135,36 @@ async function createMessage(ctx: SpContext, mode: 'live' | 'test', params: Reco
   return message;
 }
 
+/** An RFC 3339 time of a list filter; a value that is not one is refused (code 10), as the provider does with bad parameters. */
+function filterTime(query: Record<string, string | undefined>, name: string): number | null {
+  const value = query[name];
+  if (value === undefined || value === '') return null;
+  const at = Date.parse(value.replace(/ (\d\d:?\d\d)$/, '+$1'));
+  if (Number.isNaN(at)) throw invalid(name);
+  return at;
+}
+
+/**
+ * The list's filters, applied on the server as the provider's reference names them: `originator`,
+ * `recipient` (a number, compared as digits), `direction` (`mt`; received messages are not in this
+ * list here), `type`, `status` (any recipient's), and `from` / `until` (RFC 3339, on the time the
+ * message was created, both inclusive). The list stays newest first.
+ */
+function listFilter(query: Record<string, string | undefined>): (m: SpMessage) => boolean {
+  const from = filterTime(query, 'from');
+  const until = filterTime(query, 'until');
+  const { originator, recipient, direction, type, status } = query;
+  const digits = recipient === undefined || recipient === '' ? null : phoneDigits(recipient);
+  return (m) =>
+    (from === null || m.createdAt >= from) &&
+    (until === null || m.createdAt <= until) &&
+    (!originator || m.originator === originator) &&
+    (digits === null || m.recipients.some((r) => String(r.recipient) === digits)) &&
+    (!direction || m.direction === direction) &&
+    (!type || m.type === type) &&
+    (!status || m.recipients.some((r) => r.status === status));
+}
+
 /** Messages the API can read back: not deleted, and not sent with a test key (those answer 404, code 20). */
 function readable(m: SpMessage): boolean {
   return !m.deleted && !m.test;
@@ -161,16 +191,13 @@ export function registerMessagesApi(app: FastifyInstance, ctx: SpContext): void 
     return reply.code(201).send(messageView(message, originOf(ctx, req)));
   });
 
-  app.get<{ Querystring: { status?: string; limit?: string; offset?: string } }>('/messages', async (req) => {
+  app.get<{ Querystring: Record<string, string | undefined> }>('/messages', async (req) => {
     authenticate(ctx, req);
     await applyFault(ctx, 'messages');
     const limit = Math.min(200, Math.max(1, Number(req.query.limit ?? 20) || 20));
     const offset = Math.max(0, Number(req.query.offset ?? 0) || 0);
-    const status = req.query.status;
-    const all = ctx.state.messages
-      .filter((m) => readable(m) && (status === undefined || m.recipients.some((r) => r.status === status)))
-      .slice()
-      .reverse();
+    const filter = listFilter(req.query);
+    const all = ctx.state.messages.filter((m) => readable(m) && filter(m)).reverse();
     const origin = originOf(ctx, req);
     return {
       offset,

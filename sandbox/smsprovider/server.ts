@@ -23,6 +23,8 @@ export function createSmsproviderStandIn(options: SmsproviderStandInOptions = {}
   const state: SmsproviderState = {
     accessKeys: new Map([[options.accessKey ?? `live_${randomAlnum(25)}`, 'live']]),
     signingKey: options.signingKey ?? randomAlnum(32),
+    jwtAlgorithm: 'HS256',
+    signStatusReports: true,
     statusReportUrl: null,
     balance: null,
     numbers: new Map(),
@@ -40,7 +42,7 @@ export function createSmsproviderStandIn(options: SmsproviderStandInOptions = {}
     // Retries are signed afresh (see SmsWebhooks.redeliver).
     redeliver: (record) => ctx.webhooks.redeliver(record),
     // Accounts and what they registered survive a restart; traffic does not.
-    persist: { keys: ['accessKeys', 'signingKey', 'statusReportUrl', 'balance', 'numbers', 'optedOut'] },
+    persist: { keys: ['accessKeys', 'signingKey', 'jwtAlgorithm', 'signStatusReports', 'statusReportUrl', 'balance', 'numbers', 'optedOut'] },
     routes: (app) => {
       registerControlRoutes(app, ctx);
       registerMessagesApi(app, ctx);

@@ -1,5 +1,6 @@
 import type { StandInBaseState } from '../shared/standin.js';
 import type { JsonRecord } from '../shared/values.js';
+import type { JwtAlgorithm } from './signing.js';
 
 // One provider account: access keys, the webhook signing key, numbers with their inbound URLs,
 // messages with per-recipient status.
@@ -55,6 +56,14 @@ export interface SpInbound {
 export interface SmsproviderState extends StandInBaseState {
   accessKeys: Map<string, 'live' | 'test'>;
   signingKey: string;
+  /** The JWT's algorithm (HS256 unless set). */
+  jwtAlgorithm: JwtAlgorithm;
+  /**
+   * Whether status reports carry the signature (default true). A production integration of the
+   * provider checks the JWT on inbound messages only and keeps unsigned status fixtures: reports
+   * may come unsigned.
+   */
+  signStatusReports: boolean;
   /** Default status report URL (used when a message has no reportUrl). */
   statusReportUrl: string | null;
   /** null = unlimited. */

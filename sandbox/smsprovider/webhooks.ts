@@ -14,10 +14,11 @@ export class SmsWebhooks {
     private readonly options: ResolvedSmsproviderOptions,
   ) {}
 
-  private headers(url: string, body: string): Record<string, string> {
+  private headers(url: string, body: string, kind: 'status_report' | 'inbound'): Record<string, string> {
+    if (kind === 'status_report' && !this.state.signStatusReports) return {};
     const now = this.state.clock.now();
     const headers: Record<string, string> = {
-      [this.options.signatureHeaderName.toLowerCase()]: signJwt(this.state.signingKey, this.options.jwtIssuer, url, body, now),
+      [this.options.signatureHeaderName.toLowerCase()]: signJwt(this.state.signingKey, this.options.jwtIssuer, url, body, now, this.state.jwtAlgorithm),
     };
     if (this.options.legacySignature) {
       const ts = Math.floor(now / 1000);
@@ -64,7 +65,7 @@ export class SmsWebhooks {
       method: 'GET',
       url: href,
       kind: 'status_report',
-      headers: this.headers(href, ''),
+      headers: this.headers(href, '', 'status_report'),
       timeoutMs: this.options.webhookTimeoutMs,
     });
   }
@@ -77,14 +78,17 @@ export class SmsWebhooks {
       url: href,
       kind: 'inbound',
       body,
-      headers: { 'content-type': 'application/x-www-form-urlencoded', ...this.headers(href, body) },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...this.headers(href, body, 'inbound') },
       timeoutMs: this.options.webhookTimeoutMs,
     });
   }
 
   redeliver(record: OutboundRecord): Promise<OutboundRecord> {
     // A new attempt gets fresh signatures (new jti / timestamps), like a real retry.
-    const headers = { ...record.requestHeaders, ...this.headers(record.url, record.requestBody) };
+    const headers = {
+      ...record.requestHeaders,
+      ...this.headers(record.url, record.requestBody, record.kind === 'status_report' ? 'status_report' : 'inbound'),
+    };
     return this.state.webhooks.send({
       method: record.method,
       url: record.url,

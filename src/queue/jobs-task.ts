@@ -122,6 +122,17 @@ export interface JobsTaskOptions {
   /** How long a claim holds a job: longer than any attempt may take. */
   leaseMs: number;
   logger: Logger;
+  /**
+   * One running job per account (across processes), the accounts taking turns: a claim leaves
+   * out the accounts this task holds a job of and those already served this round, and starts a
+   * new round when only they have jobs left. For long, heavy jobs (trainings), not for sends.
+   */
+  perAccount?: boolean;
+  /**
+   * Whether this task frees its own process's leases at start (default true). A second task on
+   * the same queue leaves that to the first: freeing them would take back the first's jobs.
+   */
+  freesOwnLeases?: boolean;
 }
 
 /**
@@ -142,6 +153,10 @@ export class JobsTask implements TaskKind<ClaimedJob, ClaimedJob, JobOutcome>, T
   readonly source = this;
   readonly admission: RateAdmission<ClaimedJob>;
   readonly leaseMs: number;
+  /** perAccount: jobs held by this task, by account. */
+  private readonly heldByAccount = new Map<number, number>();
+  /** perAccount: accounts that had their turn in this round. */
+  private readonly served = new Set<number>();
 
   constructor(private readonly o: JobsTaskOptions) {
     this.admission = new RateAdmission<ClaimedJob>({
@@ -157,6 +172,7 @@ export class JobsTask implements TaskKind<ClaimedJob, ClaimedJob, JobOutcome>, T
   }
 
   async claim(lease: Lease, limit: number): Promise<ClaimedJob[]> {
+    if (this.o.perAccount) return this.claimByAccount(lease, limit);
     const jobs = await this.o.queue.claim({
       kinds: this.o.kinds.names(),
       now: this.o.clock.now(),
@@ -170,6 +186,51 @@ export class JobsTask implements TaskKind<ClaimedJob, ClaimedJob, JobOutcome>, T
     this.admission.more = jobs.length >= limit;
     this.prefetch(jobs);
     return jobs;
+  }
+
+  /**
+   * One job at a time, each of an account with none held here nor running elsewhere, the accounts
+   * not served this round first: one account's queue of jobs waits behind every other account's
+   * next one, never the other way round.
+   */
+  private async claimByAccount(lease: Lease, limit: number): Promise<ClaimedJob[]> {
+    const jobs: ClaimedJob[] = [];
+    const one = (skipAccounts: number[]) =>
+      this.o.queue.claim({
+        kinds: this.o.kinds.names(),
+        now: this.o.clock.now(),
+        leaseNow: lease.now,
+        leaseUntil: lease.until,
+        leaseId: lease.id,
+        instanceId: lease.instanceId,
+        limit: 1,
+        perAccount: { skipAccounts },
+      });
+    while (jobs.length < limit) {
+      const busy = [...this.heldByAccount.keys(), ...jobs.map((job) => job.accountId)];
+      let got = await one([...busy, ...this.served]);
+      if (got.length === 0 && this.served.size > 0) {
+        // Every account with work left had its turn: a new round.
+        this.served.clear();
+        got = await one(busy);
+      }
+      const job = got[0];
+      if (!job) break;
+      jobs.push(job);
+      this.served.add(job.accountId);
+    }
+    for (const job of jobs) this.heldByAccount.set(job.accountId, (this.heldByAccount.get(job.accountId) ?? 0) + 1);
+    this.admission.more = jobs.length >= limit;
+    this.prefetch(jobs);
+    return jobs;
+  }
+
+  /** perAccount: a job this task held is done with (run, or given back). */
+  private letGo(job: ClaimedJob): void {
+    if (!this.o.perAccount) return;
+    const held = (this.heldByAccount.get(job.accountId) ?? 0) - 1;
+    if (held > 0) this.heldByAccount.set(job.accountId, held);
+    else this.heldByAccount.delete(job.accountId);
   }
 
   /** Lets each kind start reading ahead for the jobs of it a claim brought. */
@@ -194,6 +255,7 @@ export class JobsTask implements TaskKind<ClaimedJob, ClaimedJob, JobOutcome>, T
   }
 
   async release(jobs: readonly ClaimedJob[]): Promise<void> {
+    for (const job of jobs) this.letGo(job);
     const byLease = new Map<number, number[]>();
     for (const job of jobs) byLease.set(job.leaseId, [...(byLease.get(job.leaseId) ?? []), job.id]);
     for (const [leaseId, ids] of byLease) await this.o.queue.release(ids, leaseId);
@@ -201,7 +263,7 @@ export class JobsTask implements TaskKind<ClaimedJob, ClaimedJob, JobOutcome>, T
 
   /** Frees the jobs of processes that ended, then ends those that can no longer run. */
   async releaseOrphans(ownInstance: number | null): Promise<number> {
-    const freed = await this.o.queue.releaseOrphans(ownInstance);
+    const freed = await this.o.queue.releaseOrphans(this.o.freesOwnLeases === false ? null : ownInstance);
     await this.endSweep();
     return freed;
   }
@@ -262,6 +324,14 @@ export class JobsTask implements TaskKind<ClaimedJob, ClaimedJob, JobOutcome>, T
   }
 
   async run(job: ClaimedJob, context: TaskContext<JobOutcome>): Promise<void> {
+    try {
+      await this.runOne(job, context);
+    } finally {
+      this.letGo(job);
+    }
+  }
+
+  private async runOne(job: ClaimedJob, context: TaskContext<JobOutcome>): Promise<void> {
     const kind = this.o.kinds.get(job.kind);
     const result = kind
       ? await this.attempt(kind, job, context.signal)

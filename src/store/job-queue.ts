@@ -46,6 +46,11 @@ export interface JobClaimRequest {
   limit: number;
   /** Leaves out the jobs of these channels (the worker holds as many of theirs as their rate can use). */
   skipChannels?: readonly number[];
+  /**
+   * One running job of the kind per account: leaves out the accounts that have one running under
+   * a live lease (in any process), and `skipAccounts` (the worker's own, and those whose turn was taken).
+   */
+  perAccount?: { skipAccounts: readonly number[] };
 }
 
 export interface ClaimedJob {

@@ -6,6 +6,7 @@ import { parseCall } from '../../src/connectors/mobile/inbound.js';
 import { verifySignedCall } from '../../src/connectors/mobile/signature.js';
 import { originatorOf, renderMessage } from '../../src/connectors/mobile/render.js';
 import { providerFailure, retryAfterMs } from '../../src/connectors/mobile/api.js';
+import { reportToken, reportUrlOf } from '../../src/connectors/mobile/status-url.js';
 import type { ChannelContext, InboundCall, Recipient } from '../../src/connectors/connector.js';
 import type { Content } from '../../src/schemas/content.js';
 
@@ -69,16 +70,24 @@ describe('mobile: the provider signature', () => {
     assert.equal(check(signJwt(KEY, ISSUER, STATUS_URL, '', NOW + 4_000)).ok, true);
   });
 
-  test('the algorithm is pinned: none, HS512 and a forged header are refused', () => {
+  test('the HMAC family is accepted (HS256, HS384, HS512); none, a public-key algorithm and a forged header are refused', () => {
+    for (const alg of ['HS256', 'HS384', 'HS512'] as const) assert.equal(check(signJwt(KEY, ISSUER, STATUS_URL, '', NOW, alg)).ok, true, alg);
     const claims = { iss: ISSUER, nbf: NOW / 1000, exp: NOW / 1000 + 60, url_hash: 'x' };
     assert.deepEqual(check(`${b64({ alg: 'none', typ: 'JWT' })}.${b64(claims)}.`), { ok: false, reason: 'not a signed JWT' });
     assert.deepEqual(check(`${b64({ alg: 'none', typ: 'JWT' })}.${b64(claims)}.AAAA`), { ok: false, reason: 'algorithm none is not accepted' });
-    const head = b64({ alg: 'HS512', typ: 'JWT' });
     const payload = b64(claims);
-    const sig = createHmac('sha512', KEY).update(`${head}.${payload}`).digest('base64url');
-    assert.deepEqual(check(`${head}.${payload}.${sig}`), { ok: false, reason: 'algorithm HS512 is not accepted' });
-    // An HS256 header over an HS512 signature does not verify.
-    assert.deepEqual(check(`${b64({ alg: 'HS256', typ: 'JWT' })}.${payload}.${sig}`), { ok: false, reason: 'bad signature' });
+    // The signing key used as if it were a public key: refused before any check of the signature.
+    for (const alg of ['RS256', 'ES256', 'PS256', 'HS1', 'hs256']) {
+      const head = b64({ alg, typ: 'JWT' });
+      const sig = createHmac('sha256', KEY).update(`${head}.${payload}`).digest('base64url');
+      assert.deepEqual(check(`${head}.${payload}.${sig}`), { ok: false, reason: `algorithm ${alg} is not accepted` });
+    }
+    // An HS256 header over an HS512 signature does not verify, nor the other way round.
+    const head512 = b64({ alg: 'HS512', typ: 'JWT' });
+    const sig512 = createHmac('sha512', KEY).update(`${head512}.${payload}`).digest('base64url');
+    assert.deepEqual(check(`${b64({ alg: 'HS256', typ: 'JWT' })}.${payload}.${sig512}`), { ok: false, reason: 'bad signature' });
+    const sig256 = createHmac('sha256', KEY).update(`${head512}.${payload}`).digest('base64url');
+    assert.deepEqual(check(`${head512}.${payload}.${sig256}`), { ok: false, reason: 'bad signature' });
   });
 });
 
@@ -194,6 +203,79 @@ describe('mobile: callbacks as events', () => {
     assert.deepEqual(tampered.ok ? null : tampered.status, 401);
     const noOriginator = parseCall(signedCall('receive', 'https://x.test/v1/inbound/77/receive', 'id=1&body=x'), channel, settings);
     assert.deepEqual(noOriginator.ok ? null : noOriginator.status, 400);
+  });
+});
+
+describe('mobile: unsigned status reports and repeated fields', () => {
+  const token = reportToken(channel)!;
+  const unsigned = (url: string): InboundCall => ({ method: 'GET', endpoint: 'status', url, headers: {}, query: {}, rawBody: Buffer.alloc(0) });
+  const REPORT = 'id=m9&reference=26&recipient=420777000111&status=delivered&statusDatetime=2026-11-23T09:59:00+00:00';
+
+  test("the channel's report URL carries an unguessable token of the channel and its key", () => {
+    assert.match(token, /^[A-Za-z0-9_-]{32}$/);
+    assert.notEqual(reportToken({ ...channel, id: '78' }), token, 'another channel, another token');
+    assert.notEqual(reportToken({ ...channel, secrets: { ...channel.secrets, signing_key: 'rotated' } }), token, 'another key, another token');
+    assert.equal(reportToken({ ...channel, secrets: {} }), null);
+    assert.equal(reportUrlOf('https://x.test/v1/inbound/77/status', channel), `https://x.test/v1/inbound/77/status?report_token=${token}`);
+  });
+
+  test('an unsigned report is taken on the report URL with the token, refused without it or with another', () => {
+    const taken = parseCall(unsigned(`https://x.test/v1/inbound/77/status?report_token=${token}&${REPORT}`), channel, settings);
+    assert.ok(taken.ok, JSON.stringify(taken));
+    const event = taken.events[0];
+    assert.ok(event?.kind === 'status');
+    assert.deepEqual(event.report, { messageExternalId: 'm9', messageReference: '26', status: 'delivered', final: true });
+    for (const url of [
+      `https://x.test/v1/inbound/77/status?${REPORT}`,
+      `https://x.test/v1/inbound/77/status?report_token=${token.slice(0, -1)}A&${REPORT}`,
+      `https://x.test/v1/inbound/77/status?report_token=&${REPORT}`,
+    ]) {
+      const refused = parseCall(unsigned(url), channel, settings);
+      assert.deepEqual(refused.ok ? null : refused.status, 401, url);
+    }
+    // The token of another channel does not open this one.
+    const other = reportToken({ ...channel, id: '78' })!;
+    const crossed = parseCall(unsigned(`https://x.test/v1/inbound/77/status?report_token=${other}&${REPORT}`), channel, settings);
+    assert.equal(crossed.ok, false);
+    // A channel without a signing key has no token: nothing unsigned passes.
+    const keyless = parseCall(unsigned(`https://x.test/v1/inbound/77/status?report_token=${token}&${REPORT}`), { ...channel, secrets: {} }, settings);
+    assert.equal(keyless.ok, false);
+  });
+
+  test('a signed report is checked by its signature, token or not; an inbound SMS always needs one', () => {
+    const url = `https://x.test/v1/inbound/77/status?report_token=${token}&${REPORT}`;
+    assert.equal(parseCall(signedCall('status', url), channel, settings).ok, true);
+    assert.equal(parseCall(signedCall('status', `https://x.test/v1/inbound/77/status?${REPORT}`), channel, settings).ok, true);
+    // A wrong signature is not saved by a right token.
+    const badSig = { ...signedCall('status', url), headers: { [HEADER]: signJwt('another-key', ISSUER, url, '', NOW) } };
+    assert.deepEqual(parseCall(badSig, channel, settings).ok, false);
+    const form = 'id=s1&originator=420777000111&body=hi';
+    const receive: InboundCall = {
+      method: 'POST',
+      endpoint: 'receive',
+      url: `https://x.test/v1/inbound/77/receive?report_token=${token}`,
+      headers: {},
+      query: {},
+      rawBody: Buffer.from(form),
+    };
+    assert.deepEqual(parseCall(receive, channel, settings).ok, false);
+  });
+
+  test('a field given twice counts as its first value, in the form and in the query', () => {
+    const body = 'id=first-id&originator=420777000111&body=first%20text&id=second-id&body=second%20text&originator=420777999999';
+    const parsed = parseCall(signedCall('receive', 'https://x.test/v1/inbound/77/receive', body), channel, settings);
+    assert.ok(parsed.ok);
+    const message = parsed.events[0];
+    assert.ok(message?.kind === 'message');
+    assert.equal(message.externalId, 'first-id');
+    assert.deepEqual(message.content, { type: 'text', text: 'first text', matchQuickReplies: true });
+    assert.deepEqual(message.user, { phoneNumber: '420777000111' });
+    const url = `https://x.test/v1/inbound/77/status?id=m1&status=delivered&id=m2&status=expired&recipient=420777000111`;
+    const report = parseCall(signedCall('status', url), channel, settings);
+    assert.ok(report.ok);
+    const status = report.events[0];
+    assert.ok(status?.kind === 'status');
+    assert.deepEqual([status.report.messageExternalId, status.report.status], ['m1', 'delivered']);
   });
 });
 

@@ -5,8 +5,10 @@ import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhooks.js';
 import { createSmsproviderStandIn } from '../../sandbox/smsprovider/server.js';
 import { createMobileConnector } from '../../src/connectors/mobile/connector.js';
+import { reportUrlOf } from '../../src/connectors/mobile/status-url.js';
 import type { ChannelContext, Recipient } from '../../src/connectors/connector.js';
 import { http, type JsonAnswer } from './helpers/harness.js';
+import { eventually } from '../helpers/waits.js';
 
 const ACCESS_KEY = 'live_mobileconnectortestkey01';
 const SIGNING_KEY = 'provider-signing-key-of-the-account';
@@ -186,7 +188,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['an inbou
       assert.equal(byRef('1002').body, 'ř'.repeat(71));
       assert.deepEqual(
         [byRef('1001').params.originator, byRef('1001').params.recipients, byRef('1001').params.datacoding, byRef('1001').params.reportUrl],
-        ['Shop', ['420777888999'], 'auto', `${s.baseUrl}/inbound/${made.id}/status`],
+        ['Shop', ['420777888999'], 'auto', reportUrlOf(`${s.baseUrl}/inbound/${made.id}/status`, channel)],
       );
 
       // A retry finds what the provider already took by its reference.
@@ -237,6 +239,55 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['an inbou
       assert.deepEqual(refused.ok ? null : [refused.retryable, refused.code], [false, '2']);
       const badNumber = await send('2006', channel, { ...to, phoneNumber: '+1' });
       assert.deepEqual(badNumber.ok ? null : [badNumber.retryable, badNumber.code], [false, 'no_recipient']);
+    });
+
+    test('status reports signed with HS384 or HS512, or sent unsigned to the report URL, reach the message; a forged unsigned one changes nothing', async () => {
+      const made = await connect('+420601000666');
+      /** Sends through the API and answers our message id and the provider's. */
+      const sendOne = async (text: string) => {
+        const res = await s.api.post('/v1/messages', {
+          channel: { id: made.id },
+          contact: { phone_number: '+420777666000' },
+          content: { type: 'text', payload: text },
+        });
+        assert.equal(res.status, 201, res.text);
+        const providerId = await eventually(async () => {
+          const listed = (await sandbox('/messages')).body.messages as any[];
+          return listed.find((m) => m.reference === res.body.id)?.id as string | undefined;
+        });
+        return { id: res.body.id as string, providerId };
+      };
+      const statusOf = async (id: string) => (await s.api.get(`/v1/messages/${id}`)).body.status as string;
+      const reported = async (id: string, status: string) =>
+        eventually(async () => ((await statusOf(id)) === status ? true : undefined), 10_000, `message ${id} ${status}`);
+
+      try {
+        for (const alg of ['HS384', 'HS512']) {
+          await sandbox('/account', { jwt_algorithm: alg }, 'PATCH');
+          const m = await sendOne(`signed with ${alg}`);
+          const outcome = await sandbox(`/messages/${m.providerId}/status`, { status: 'delivered' });
+          assert.equal(outcome.body.reports[0].webhook?.status, 200, outcome.text);
+          await reported(m.id, 'delivered');
+        }
+        await sandbox('/account', { jwt_algorithm: 'HS256', sign_status_reports: false }, 'PATCH');
+        const m = await sendOne('reported unsigned');
+        const outcome = await sandbox(`/messages/${m.providerId}/status`, { status: 'delivered' });
+        const webhook = outcome.body.reports[0].webhook;
+        assert.equal(webhook?.status, 200, outcome.text);
+        await reported(m.id, 'delivered');
+
+        // A forged report: the channel's status URL without its token, or with a made-up one.
+        const victim = await sendOne('not to be forged');
+        for (const query of ['', 'report_token=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA&']) {
+          const forged = await fetch(
+            `${s.baseUrl}/inbound/${made.id}/status?${query}id=${victim.providerId}&reference=${victim.id}&recipient=420777666000&status=delivery_failed&statusDatetime=2026-01-01T00:00:00%2B00:00`,
+          );
+          assert.equal(forged.status, 404, query);
+        }
+        assert.equal(await statusOf(victim.id), 'sent');
+      } finally {
+        await sandbox('/account', { jwt_algorithm: 'HS256', sign_status_reports: true }, 'PATCH');
+      }
     });
   });
 }

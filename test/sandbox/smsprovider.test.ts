@@ -270,3 +270,72 @@ test('as the public reference says: reports only with a reference, test messages
   assert.equal(fields.get('originator'), '420777123456');
   assert.match(fields.get('receive_datetime') ?? '', /^\d{14}$/);
 });
+
+test('the message list filters on the server: recipient, originator, direction, status, from and until; newest first, paged', async (t) => {
+  const s = await setup(t);
+  const send = async (originator: string, to: string) => {
+    const res = await post(`${s.base}/messages`, { originator, recipients: [to], body: 'x', reference: `${originator}-${to}` }, s.auth);
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return res.body as { id: string; createdDatetime: string };
+  };
+  const first = await send('Shop', '31612345678');
+  await send('Shop', '31600000002');
+  await send('Other', '31612345678');
+  const list = async (query: string) => {
+    const res = await get(`${s.base}/messages?${query}`, s.auth);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return res.body as { totalCount: number; count: number; items: { reference: string }[] };
+  };
+  assert.deepEqual(
+    (await list('recipient=%2B31%20612%20345678')).items.map((m) => m.reference),
+    ['Other-31612345678', 'Shop-31612345678'],
+  );
+  assert.deepEqual(
+    (await list('originator=Shop&limit=1')).items.map((m) => m.reference),
+    ['Shop-31600000002'],
+  );
+  assert.deepEqual(
+    (await list('originator=Shop&limit=1&offset=1')).items.map((m) => m.reference),
+    ['Shop-31612345678'],
+  );
+  assert.equal((await list('direction=mo')).totalCount, 0);
+  assert.equal((await list('status=sent&direction=mt')).totalCount, 3);
+  assert.equal((await list(`from=${encodeURIComponent(first.createdDatetime)}`)).totalCount, 3, 'from is inclusive');
+  const later = new Date(Date.parse(first.createdDatetime) + 3_600_000).toISOString();
+  assert.equal((await list(`from=${encodeURIComponent(later)}`)).totalCount, 0);
+  assert.equal((await list(`until=${encodeURIComponent(later)}`)).totalCount, 3);
+  const bad = await get(`${s.base}/messages?from=yesterday`, s.auth);
+  assert.equal(bad.status, 422);
+  assert.equal((bad.body as { errors: { code: number; parameter: string }[] }).errors[0]?.parameter, 'from');
+});
+
+test('the JWT may be signed with HS384 or HS512; status reports may come unsigned while inbound SMS stay signed', async (t) => {
+  const s = await setup(t);
+  const sent = await post(
+    `${s.base}/messages`,
+    { originator: 'Shop', recipients: ['18885551515'], body: 'Hi', reference: '27', reportUrl: `${s.receiver.url}/status` },
+    s.auth,
+  );
+  const id = String(sent.body.id);
+  for (const [alg, hash] of [
+    ['HS384', 'sha384'],
+    ['HS512', 'sha512'],
+  ] as const) {
+    assert.equal((await call('PATCH', `${s.base}/_sandbox/account`, { jwt_algorithm: alg })).status, 200);
+    await post(`${s.base}/_sandbox/messages/${id}/status`, { status: 'buffered' });
+    const token = String(s.receiver.received.at(-1)?.headers[JWT_HEADER]);
+    const [h, p, sig] = token.split('.') as [string, string, string];
+    assert.equal(JSON.parse(Buffer.from(h, 'base64url').toString()).alg, alg);
+    assert.equal(createHmac(hash, SIGNING).update(`${h}.${p}`).digest('base64url'), sig);
+  }
+  assert.equal((await call('PATCH', `${s.base}/_sandbox/account`, { jwt_algorithm: 'none' })).status, 400);
+
+  assert.equal((await call('PATCH', `${s.base}/_sandbox/account`, { sign_status_reports: false })).status, 200);
+  await post(`${s.base}/_sandbox/messages/${id}/status`, { status: 'delivered' });
+  const report = s.receiver.received.at(-1);
+  assert.equal(report?.headers[JWT_HEADER], undefined);
+  assert.equal(report?.headers['smsprovider-signature'], undefined);
+  await call('PUT', `${s.base}/_sandbox/numbers/+18005551212`, { receive_url: `${s.receiver.url}/inbound` });
+  await post(`${s.base}/_sandbox/inbound`, { originator: '+420777123456', recipient: '18005551212', body: 'hi' });
+  assert.equal(typeof s.receiver.received.at(-1)?.headers[JWT_HEADER], 'string');
+});

@@ -233,6 +233,61 @@ for (const { dialect, skip } of await dialects()) {
       assert.equal(Number(released.attempts), 0, 'a job given back unrun gets its attempt back');
     });
 
+    test('per account: an account with a job of the kind running under a live lease, or told to skip, is left out; a lapsed lease frees it', async () => {
+      const OTHER_ACCOUNT = 9;
+      const OTHER_CHANNEL = 10;
+      await store.accounts.insert({ id: OTHER_ACCOUNT, name: 'b', plan: 'free', hourly_limit: null, concurrency_limit: null, created_at: 1 });
+      await store.channels.insert({
+        id: OTHER_CHANNEL,
+        account_id: OTHER_ACCOUNT,
+        type: 'service_chat',
+        name: 'c',
+        mode: 'production',
+        config: '{}',
+        secrets: null,
+        webhook_id: null,
+        webhook_url: null,
+        webhook_secret: null,
+        webhook_ssl_verification: 1,
+        settings: '{}',
+        created_at: 1,
+        updated_at: 1,
+      });
+      const a1 = job('per-account', { maxAttempts: 3 });
+      const a2 = job('per-account');
+      const b1 = job('per-account', { accountId: OTHER_ACCOUNT, channelId: OTHER_CHANNEL });
+      const elsewhere = job('per-account-other-kind');
+      await store.jobQueue.enqueue([a1, a2, b1, elsewhere]);
+      const perAccount = (skipAccounts: number[] = []) => ({ ...claimRequest(['per-account'], { limit: 1 }), perAccount: { skipAccounts } });
+      // An account told to skip is left out, though its job comes first.
+      const skipped = perAccount([ACCOUNT]);
+      assert.deepEqual(
+        (await store.jobQueue.claim(skipped)).map((j) => j.id),
+        [b1.id],
+      );
+      await store.jobQueue.release([b1.id], skipped.leaseId);
+      // Another process holds a1: a2 waits, b1 is claimed.
+      const held = await store.jobQueue.claim({ ...claimRequest(['per-account'], { instanceId: store.instanceId + 1000, limit: 1 }) });
+      assert.deepEqual(
+        held.map((j) => j.id),
+        [a1.id],
+      );
+      assert.deepEqual(
+        (await store.jobQueue.claim(perAccount())).map((j) => j.id),
+        [b1.id],
+      );
+      assert.equal((await store.jobQueue.claim(perAccount())).length, 0, 'a2 waits while a1 runs under a live lease');
+      // A running job of another kind does not count.
+      assert.equal((await store.jobQueue.claim(claimRequest(['per-account-other-kind']))).length, 1);
+      // a1's lease runs out: its account is free again, and a1 itself is claimed again before a2.
+      wall.advance(LEASE_MS + 1);
+      assert.deepEqual(
+        (await store.jobQueue.claim(perAccount())).map((j) => j.id),
+        [a1.id],
+      );
+      assert.equal((await store.jobQueue.claim(perAccount())).length, 0, 'a2 waits for a1 again');
+    });
+
     test('a lease that runs out is claimed again; the first holder can no longer complete it', async () => {
       const j = job('lapse', { maxAttempts: 3 });
       await store.jobQueue.enqueue([j]);

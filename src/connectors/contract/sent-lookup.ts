@@ -1,10 +1,12 @@
-import type { ChannelContext } from './channel.js';
+import type { ChannelContext, Recipient } from './channel.js';
 import type { SendReceipt } from './outbound.js';
 import type { PlatformResult } from './result.js';
 
-/** What narrows a lookup: when the message's first send was tried (ms), so the platform's list is read back only to then. */
+/** What narrows a lookup: when the message was made (ms), so the platform's list is read back only to then, and whom it was for. */
 export interface SentLookupHint {
   since?: number;
+  /** The message's recipient: a platform whose list filters by recipient reads only theirs. */
+  recipient?: Recipient;
 }
 
 /**

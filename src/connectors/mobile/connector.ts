@@ -14,6 +14,7 @@ import { SmsApi } from './api.js';
 import { parseCall, RECEIVE_ENDPOINT, STATUS_ENDPOINT } from './inbound.js';
 import type { MobileOptions } from './options.js';
 import { renderMessage } from './render.js';
+import { reportUrlOf } from './status-url.js';
 
 /**
  * mobile: SMS through the provider's REST API with the channel's access key. See README.md in
@@ -23,6 +24,18 @@ type Json = Record<string, unknown>;
 
 /** Messages per page of the provider's list when a message is looked up by its reference. */
 const LOOKUP_PAGE = 100;
+
+/**
+ * The provider's clock and ours may differ: a lookup reads back this much before the message was
+ * made. No end time is given: a provider clock ahead of ours would hide the message. Messages
+ * that arrive while the pages are read push older ones down (read twice), never out.
+ */
+const CLOCK_LEEWAY_MS = 5 * 60_000;
+
+/** RFC 3339 in UTC without fractions, as the provider writes its times. */
+function rfc3339(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+}
 
 function keyOf(channel: { secrets: Record<string, string> }): string {
   return channel.secrets.access_token ?? '';
@@ -37,7 +50,7 @@ function idsOf(answer: unknown): string[] {
 /** The roles mobile plays: credential check, send, lookup by reference, the channel's own status and receive URLs. */
 export function createMobileConnector(options: MobileOptions) {
   const api = new SmsApi(options.apiUrl, options.timeoutMs, () => options.now());
-  const lookupPages = options.lookupPages ?? 10;
+  const lookupPages = options.lookupPages ?? 100;
 
   const verifier = {
     /** The key is checked with a read of one message: refused (401) names `provider.access_token`; a provider that cannot answer is retryable (502). */
@@ -52,7 +65,7 @@ export function createMobileConnector(options: MobileOptions) {
 
   const sender = {
     async send(channel: ChannelContext, recipient: Recipient, message: OutboundMessage): Promise<PlatformResult<SendReceipt>> {
-      const params = renderMessage(channel, recipient, message, options.inboundUrl(channel.id, STATUS_ENDPOINT));
+      const params = renderMessage(channel, recipient, message, reportUrlOf(options.inboundUrl(channel.id, STATUS_ENDPOINT), channel));
       if (!params.ok) return params;
       const sent = await api.call(keyOf(channel), 'POST', '/messages', params.value);
       if (!sent.ok) return sent;
@@ -65,15 +78,23 @@ export function createMobileConnector(options: MobileOptions) {
 
   const sentLookup = {
     /**
-     * The provider looks messages up by its own id only; it has no filter by reference. Its list
-     * (newest first) is read page by page, back to `since` (a minute of leeway), for messages
-     * with this reference. Messages sent with a test key are never listed.
+     * The provider reads a message back by its own id only and its list has no filter by
+     * reference; it filters by recipient and by creation time (`from`, `until`) on the server.
+     * The list of the message's recipient since it was made (five minutes earlier, for the
+     * clocks) is read to its end, so the answer is exact however busy the account is: the ids
+     * of the messages with this reference, or null. The reference and the time are checked here
+     * too, so a provider that ignored a filter still gets a right answer. Messages sent with a
+     * test key are never listed.
      */
     async findSent(channel: ChannelContext, reference: string, hint: SentLookupHint = {}): Promise<PlatformResult<SendReceipt | null>> {
       const found: string[] = [];
-      const since = hint.since === undefined ? undefined : hint.since - 60_000;
+      const since = hint.since === undefined ? undefined : hint.since - CLOCK_LEEWAY_MS;
+      const filters = new URLSearchParams({ direction: 'mt' });
+      const phone = hint.recipient?.phoneNumber?.replace(/\D/g, '');
+      if (phone) filters.set('recipient', phone);
+      if (since !== undefined) filters.set('from', rfc3339(since));
       for (let page = 0; page < lookupPages; page++) {
-        const listed = await api.call(keyOf(channel), 'GET', `/messages?limit=${LOOKUP_PAGE}&offset=${page * LOOKUP_PAGE}`);
+        const listed = await api.call(keyOf(channel), 'GET', `/messages?${filters.toString()}&limit=${LOOKUP_PAGE}&offset=${page * LOOKUP_PAGE}`);
         if (!listed.ok) return listed;
         const items = (listed.value as { items?: unknown } | undefined)?.items;
         if (!Array.isArray(items)) return { ok: false, retryable: true, code: 'bad_answer', message: 'The provider answered a list without items.' };
@@ -90,7 +111,7 @@ export function createMobileConnector(options: MobileOptions) {
         ok: false,
         retryable: true,
         code: 'lookup_incomplete',
-        message: `No message with reference ${reference} among the provider's latest ${lookupPages * LOOKUP_PAGE}; older ones were not read.`,
+        message: `No message with reference ${reference} among the provider's latest ${lookupPages * LOOKUP_PAGE} to its recipient; older ones were not read.`,
       };
     },
   };

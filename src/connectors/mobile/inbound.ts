@@ -1,5 +1,6 @@
 import type { ChannelContext, DeliveryStatus, InboundCall, InboundContent, InboundEvent, InboundParse, InboundUser } from '../connector.js';
 import { verifySignedCall } from './signature.js';
+import { hasReportToken, queryOf } from './status-url.js';
 
 /**
  * The provider's calls on a channel's own URLs, as pure functions:
@@ -10,7 +11,11 @@ import { verifySignedCall } from './signature.js';
  *   of the provider's spellings (`createdDatetime`/`CreatedDatetime`, `mediaUrls`/`mediaURLs`,
  *   the short-code form `mid`, `shortcode`, `message`, `receive_datetime`).
  * Both are checked first by the signed JWT (signature.ts) on the URL exactly as called and the raw
- * body. The provider is answered `OK`.
+ * body; a status report without a signature is taken only on the channel's own report URL, which
+ * carries its token (status-url.ts). The provider is answered `OK`.
+ *
+ * A field given twice (`id=a&id=b`, `body=x&body=y`) counts once, as its first value, in the form
+ * and in the report's query alike; a later one is ignored.
  */
 export const STATUS_ENDPOINT = 'status';
 export const RECEIVE_ENDPOINT = 'receive';
@@ -44,15 +49,16 @@ const STATUSES: Record<string, { status: DeliveryStatus; final: boolean } | unde
   expired: { status: 'expired', final: true },
 };
 
-function first(fields: URLSearchParams | Record<string, string | undefined>, ...names: string[]): string | undefined {
+/** The first non-empty value of the first of `names` given (URLSearchParams.get reads a repeated field's first value). */
+function first(fields: URLSearchParams, ...names: string[]): string | undefined {
   for (const name of names) {
-    const value = fields instanceof URLSearchParams ? fields.get(name) : fields[name];
-    if (value !== null && value !== undefined && value !== '') return value;
+    const value = fields.get(name);
+    if (value !== null && value !== '') return value;
   }
   return undefined;
 }
 
-function parseStatus(query: Record<string, string | undefined>): InboundParse {
+function parseStatus(query: URLSearchParams): InboundParse {
   const id = first(query, 'id');
   const raw = first(query, 'status');
   if (id === undefined || raw === undefined) return { ok: false, status: 400, message: 'A status report names the message (id) and its status.' };
@@ -116,8 +122,14 @@ function parseReceive(rawBody: Buffer): InboundParse {
 }
 
 export function parseCall(call: InboundCall, channel: ChannelContext, settings: InboundSettings): InboundParse {
+  const token = call.headers[settings.signatureHeaderName.toLowerCase()];
+  // An unsigned status report: taken on the channel's own report URL only.
+  if (token === undefined && call.endpoint === STATUS_ENDPOINT && call.rawBody.length === 0) {
+    if (hasReportToken(call.url, channel)) return parseStatus(queryOf(call.url));
+    return { ok: false, status: 401, message: "An unsigned status report must come to the channel's report URL, with its token." };
+  }
   const check = verifySignedCall({
-    token: call.headers[settings.signatureHeaderName.toLowerCase()],
+    token,
     key: channel.secrets.signing_key,
     issuer: settings.jwtIssuer,
     url: call.url,
@@ -125,7 +137,7 @@ export function parseCall(call: InboundCall, channel: ChannelContext, settings: 
     nowMs: settings.now(),
   });
   if (!check.ok) return { ok: false, status: 401, message: `The provider's signature is missing or wrong: ${check.reason}.` };
-  if (call.endpoint === STATUS_ENDPOINT) return parseStatus(call.query);
+  if (call.endpoint === STATUS_ENDPOINT) return parseStatus(queryOf(call.url));
   if (call.endpoint === RECEIVE_ENDPOINT) return parseReceive(call.rawBody);
   return { ok: false, status: 404, message: 'No such endpoint.' };
 }

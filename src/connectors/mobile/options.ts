@@ -15,12 +15,16 @@ export interface MobileOptions {
   inboundUrl(channelId: string, endpoint: string): string;
   /** The service's clock (ms): the JWT's `nbf` and `exp` are checked against it. */
   now(): number;
-  /** Most pages of the provider's message list a lookup by reference reads (default 10 of 100). */
+  /** Most pages of the provider's list of one recipient's messages a lookup by reference reads (default 100 of 100): a guard against a provider that ignores the filters. */
   lookupPages?: number;
 }
 
-/** HMAC algorithms accepted on the provider's JWT: pinned, never `none` nor a key type the provider does not use. */
-export const JWT_ALGORITHMS = ['HS256'] as const;
+/**
+ * HMAC algorithms accepted on the provider's JWT: the family its SDK accepts (its reference
+ * vectors hold valid HS256, HS384 and HS512 tokens); never `none`, nor a public-key algorithm the
+ * provider does not use (a shared signing key must not pass as a public key).
+ */
+export const JWT_ALGORITHMS = ['HS256', 'HS384', 'HS512'] as const;
 
 /** The provider's clock and ours may differ this much (its SDK's tolerance). */
 export const CLOCK_TOLERANCE_MS = 5_000;

@@ -5,9 +5,10 @@ import { CLOCK_TOLERANCE_MS, JWT_ALGORITHMS } from './options.js';
  * The provider's signed calls: a JWT in a header, HMAC-signed with the channel's signing key,
  * whose claims bind the call: `iss`, `nbf` and `exp` (a minute apart), `url_hash` (hex SHA-256
  * of the full URL called, query included, exactly as received) and `payload_hash` (hex SHA-256
- * of the raw body, present exactly when there is a body). The algorithm is pinned (HS256; never
- * `none`, never another); times are checked with the provider SDK's 5 s tolerance. The legacy
- * HMAC header is not read: the provider's SDKs disagree on its query encoding.
+ * of the raw body, present exactly when there is a body). The algorithm is one of the HMAC
+ * family (HS256, HS384, HS512; never `none`, never another); times are checked with the provider
+ * SDK's 5 s tolerance. The legacy HMAC header is not read: the provider's SDKs disagree on its
+ * query encoding.
  */
 type Claims = Record<string, unknown>;
 

@@ -155,7 +155,9 @@ export function sendJobKind(deps: SendJobDeps): JobKind<SendJobInput> {
     // Its last attempt may have reached the platform before its process died.
     const lookup = job.attempts > 0 ? deps.connectors.role(channel.type, 'sentLookup') : undefined;
     if (lookup) {
-      const found = await lookup.findSent(channelContextOf(channel), String(message.id), { since: message.created_at }).catch(() => null);
+      const found = await lookup
+        .findSent(channelContextOf(channel), String(message.id), { since: message.created_at, recipient: recipientOf(message) })
+        .catch(() => null);
       if (found?.ok && found.value) {
         await deps.store.messages.markSent(job.accountId, message.id, found.value.externalIds[0] ?? null);
         return;
@@ -196,7 +198,7 @@ export function sendJobKind(deps: SendJobDeps): JobKind<SendJobInput> {
       if (job.attempts > 1) {
         const lookup = deps.connectors.role(channel.type, 'sentLookup');
         if (lookup) {
-          const found = await lookup.findSent(context, String(message.id), { since: message.created_at });
+          const found = await lookup.findSent(context, String(message.id), { since: message.created_at, recipient: recipientOf(message) });
           // A lookup that cannot tell is no reason to send again: the attempt fails and is retried.
           if (!found.ok) return failed(job, message, channel, found);
           if (found.value) {

@@ -11,14 +11,19 @@ export const DEFAULT_TRAINING_TIMEOUT_MS = 120_000;
 
 const CANCELLED = 'Training was cancelled before it ended.';
 
-/** Training holds every phrase and the network in memory; a runaway stops at this instead of the process's own limit. */
-const WORKER_HEAP_MB = 1024;
+/**
+ * Training holds every phrase and the network in memory: the training thread's heap is bounded,
+ * so a large training stops at its bound instead of the process's own limit (NLP_TRAINING_MEMORY_MB).
+ */
+export const DEFAULT_TRAINING_MEMORY_MB = 512;
 
 export interface TrainOptions {
   /** Training still running after this is stopped (the worker is terminated) and the promise rejects. Default 120 s. */
   timeoutMs?: number;
   /** Stops the training (shutdown); the promise rejects. Neither this nor the timeout can stop training in the calling thread (see below). */
   signal?: AbortSignal;
+  /** The training thread's heap (MB); a training that needs more is stopped and the promise rejects saying so. Default 512. */
+  memoryMb?: number;
 }
 
 /**
@@ -28,6 +33,7 @@ export interface TrainOptions {
  */
 export async function trainModel(data: NlpTrainingData, options: TrainOptions = {}): Promise<string> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TRAINING_TIMEOUT_MS;
+  const memoryMb = options.memoryMb ?? DEFAULT_TRAINING_MEMORY_MB;
   if (options.signal?.aborted) throw new Error(CANCELLED);
   const start = workerStart();
   // A bundled program has no worker file beside it: training there blocks the event loop for its
@@ -40,7 +46,7 @@ export async function trainModel(data: NlpTrainingData, options: TrainOptions = 
       // The library may print; nothing it says belongs in the service's output.
       stdout: true,
       stderr: true,
-      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+      resourceLimits: { maxOldGenerationSizeMb: memoryMb },
     });
     worker.stdout.resume();
     worker.stderr.resume();
@@ -58,7 +64,13 @@ export async function trainModel(data: NlpTrainingData, options: TrainOptions = 
     const onAbort = () => settle(new Error(CANCELLED));
     options.signal?.addEventListener('abort', onAbort, { once: true });
     worker.on('message', (answer: TrainingAnswer) => (answer.ok ? settle(null, answer.model) : settle(new Error(answer.message))));
-    worker.on('error', (error) => settle(new Error(`Training failed: ${error.message}`)));
+    worker.on('error', (error: Error & { code?: string }) =>
+      settle(
+        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? new Error(`Training needed more than its memory bound of ${memoryMb} MB and was stopped; train with fewer phrases or raise the bound.`)
+          : new Error(`Training failed: ${error.message}`),
+      ),
+    );
     worker.on('exit', (code) => settle(new Error(`Training stopped without a model (the training thread exited with code ${code}).`)));
   });
 }

@@ -47,9 +47,15 @@ export class PostgresJobQueue implements JobQueue {
     if (r.limit <= 0 || r.kinds.length === 0) return [];
     const claimed: ClaimedJobRow[] = [];
     const skip = [...(r.skipChannels ?? [])];
+    const skipAccounts = [...(r.perAccount?.skipAccounts ?? [])];
     for (const kind of r.kinds) {
       const limit = r.limit - claimed.length;
       if (limit <= 0) break;
+      // One running job of the kind per account (JobClaimRequest.perAccount).
+      const perAccount = r.perAccount
+        ? sql`AND NOT (account_id = ANY(${skipAccounts}::bigint[]))
+            AND account_id NOT IN (SELECT account_id FROM jobs WHERE status = 'running' AND kind = ${kind} AND leased_until >= ${r.leaseNow})`
+        : sql``;
       const { rows } = await sql<ClaimedJobRow>`
         WITH due AS MATERIALIZED (
           SELECT id, run_at FROM jobs
@@ -57,6 +63,7 @@ export class PostgresJobQueue implements JobQueue {
             AND attempts < max_attempts
             AND (expires_at IS NULL OR expires_at > ${r.now})
             AND NOT (channel_id = ANY(${skip}::bigint[]))
+            ${perAccount}
           ORDER BY run_at, id
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED),
@@ -66,6 +73,7 @@ export class PostgresJobQueue implements JobQueue {
             AND attempts < max_attempts
             AND (expires_at IS NULL OR expires_at > ${r.now})
             AND NOT (channel_id = ANY(${skip}::bigint[]))
+            ${perAccount}
           ORDER BY run_at, id
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED),

@@ -9,7 +9,8 @@ import { ENDED_LEASE, endJobs, findEndable } from '../job-sweep.js';
 // branch is its own range of jobs_claim (status, kind, run_at, id) read in index order and cut at
 // the limit: with the two states in one OR, or the kinds in one IN list, SQLite reads every due
 // job and sorts them all for each claim (a backlog of 20,000 made each claim take about 10 ms).
-const CLAIM = `
+function claimSql(perAccount: boolean): string {
+  return `
   UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_id = @leaseId, leased_until = @leaseUntil,
     instance_id = @instanceId, updated_at = @now
   WHERE id IN (
@@ -19,7 +20,7 @@ const CLAIM = `
         WHERE status = 'pending' AND kind = @kind AND run_at <= @now
           AND attempts < max_attempts
           AND (expires_at IS NULL OR expires_at > @now)
-          AND channel_id NOT IN (SELECT value FROM json_each(@skip))
+          AND channel_id NOT IN (SELECT value FROM json_each(@skip))${perAccount ? PER_ACCOUNT : ''}
         ORDER BY run_at, id
         LIMIT @limit)
       UNION ALL
@@ -28,12 +29,21 @@ const CLAIM = `
         WHERE status = 'running' AND kind = @kind AND leased_until < @leaseNow
           AND attempts < max_attempts
           AND (expires_at IS NULL OR expires_at > @now)
-          AND channel_id NOT IN (SELECT value FROM json_each(@skip))
+          AND channel_id NOT IN (SELECT value FROM json_each(@skip))${perAccount ? PER_ACCOUNT : ''}
         ORDER BY run_at, id
         LIMIT @limit))
     ORDER BY run_at, id
     LIMIT @limit)
   RETURNING ${CLAIMED_JOB_COLUMNS}`;
+}
+
+/** One running job of the kind per account (JobClaimRequest.perAccount). */
+const PER_ACCOUNT = `
+          AND account_id NOT IN (SELECT value FROM json_each(@skipAccounts))
+          AND account_id NOT IN (SELECT account_id FROM jobs WHERE status = 'running' AND kind = @kind AND leased_until >= @leaseNow)`;
+
+const CLAIM = claimSql(false);
+const CLAIM_PER_ACCOUNT = claimSql(true);
 
 const COMPLETE = `
   UPDATE jobs SET status = @status, run_at = CASE WHEN @status = 'pending' THEN @runAt ELSE run_at END,
@@ -56,6 +66,7 @@ const RELEASE = `
 export class SqliteJobQueue implements JobQueue {
   private prepared: {
     claim: BetterSqlite3.Statement;
+    claimPerAccount: BetterSqlite3.Statement;
     complete: (outcomes: readonly JobOutcome[]) => void;
     release: BetterSqlite3.Statement;
   } | null = null;
@@ -72,6 +83,7 @@ export class SqliteJobQueue implements JobQueue {
       const markSent = this.connection.prepare(MARK_SENT);
       this.prepared = {
         claim: this.connection.prepare(CLAIM),
+        claimPerAccount: this.connection.prepare(CLAIM_PER_ACCOUNT),
         complete: this.connection.transaction((outcomes: readonly JobOutcome[]) => {
           for (const o of outcomes) {
             complete.run({ id: o.id, leaseId: o.leaseId, status: o.status, runAt: o.runAt, lastError: o.lastError, updatedAt: o.updatedAt });
@@ -106,7 +118,9 @@ export class SqliteJobQueue implements JobQueue {
       // One kind at a time (see CLAIM), until the limit is reached.
       for (const kind of r.kinds) {
         if (rows.length >= r.limit) break;
-        const claimed = this.statements.claim.all({
+        const statement = r.perAccount ? this.statements.claimPerAccount : this.statements.claim;
+        const claimed = statement.all({
+          ...(r.perAccount ? { skipAccounts: JSON.stringify(r.perAccount.skipAccounts) } : {}),
           kind,
           now: r.now,
           leaseNow: r.leaseNow,
