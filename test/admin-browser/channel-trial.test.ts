@@ -132,7 +132,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [SOCIAL] }
         await a.goto(`/admin/channels/${made.body.id}/trial`);
         await a.page.getByRole('heading', { name: 'The local trial is off' }).waitFor();
         await a.page.getByText('npm run sandbox').waitFor();
-        await a.page.getByText('SANDBOX_URL=http://127.0.0.1:4100 npm start').waitFor();
+        await a.page.getByText('export SANDBOX_URL=http://127.0.0.1:9101').waitFor();
         assert.equal(await a.page.getByLabel("End user's message").count(), 0);
         await checkAccessibility(a.page, 'the Local trial tab without stand-ins');
         await a.assertNoProblems();

@@ -61,11 +61,10 @@ function TrialOff() {
       </p>
       <ol>
         <li>
-          Start the stand-ins in a terminal: <code>npm run sandbox</code>. It prints their base URL, for example <code>http://127.0.0.1:4100</code>.
+          Start the stand-ins in a terminal: <code>npm run sandbox</code>. It prints the server settings that match them, among them{' '}
+          <code>export SANDBOX_URL=http://127.0.0.1:9101</code>.
         </li>
-        <li>
-          Start Parley with that URL: <code>SANDBOX_URL=http://127.0.0.1:4100 npm start</code>.
-        </li>
+        <li>Paste those lines into the terminal of the server, and start it again there.</li>
         <li>Create the channel in production mode with the stand-in's credentials (the sandbox prints them), then come back to this tab.</li>
       </ol>
     </section>
