@@ -61,8 +61,17 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [SOCIAL] }
       const { channelId, pageId } = await connectPage(s, standIns, 'Bakery');
       const a = await app.open(s.origin, owner);
       await a.goto(`/admin/channels/${channelId}/trial`);
+      // No contact picked: writing as "the contact shown below" is unticked and off.
+      const asShown = a.page.getByRole('checkbox', { name: 'Write as the contact shown below' });
+      assert.equal(await asShown.isChecked(), false, 'unticked while no contact is picked');
+      assert.equal(await asShown.isDisabled(), true, 'off while no contact is picked');
+      await a.page.getByText('Pick a contact below to write as them.', { exact: false }).waitFor();
       await writeAsEndUser(a, 'Hello, is anyone there?');
       assert.match(a.page.url(), /\/trial\?contact=\d+$/, 'the conversation of the new contact is open');
+      // The trial user's contact, picked now: writing as it is ticked and can be unticked.
+      await eventually(async () => ((await asShown.isDisabled()) ? undefined : true), 10_000, 'the checkbox on once the contact is picked');
+      assert.equal(await asShown.isChecked(), true);
+      await a.page.getByTestId('contact').filter({ hasText: 'Trial User' }).waitFor();
       const contactId = new URL(a.page.url()).searchParams.get('contact');
       const stored = (await s.api.get(`/v1/channels/${channelId}/contacts/${contactId}/messages`)).body;
       assert.equal(stored[0].direction, 'received');

@@ -114,14 +114,18 @@ function TrialSender({ channel, selected, hrefOf }: { channel: Channel; selected
         }}
       >
         <TextField label="End user's message" value={text} onChange={setText} error={error ?? undefined} />
-        {selected !== null && (
-          <CheckboxField
-            label="Write as the contact shown below"
-            isSelected={asSelected}
-            onChange={setAsSelected}
-            description="Otherwise the stand-in's default user writes."
-          />
-        )}
+        {/* Unticked and off until a contact is picked: the stand-in's trial user writes then, as a contact of its own. */}
+        <CheckboxField
+          label="Write as the contact shown below"
+          isSelected={selected !== null && asSelected}
+          onChange={setAsSelected}
+          isDisabled={selected === null}
+          description={
+            selected === null
+              ? "Pick a contact below to write as them. Until then the stand-in's trial user writes, as a contact of its own."
+              : "Otherwise the stand-in's trial user writes."
+          }
+        />
         <div className="ch-actions">
           <Button type="submit" variant="primary" isPending={busy}>
             Send as end user
