@@ -39,8 +39,9 @@ beyond it, \`channel_state_changed\` tells an rbm channel's webhook each change 
 ${PRODUCT_NAME} implements the messaging API specification and adds the parts marked
 \`x-beyond-specification: true\` in this document (and "beyond the specification" on the page):
 Get Message, the \`Idempotency-Key\` header of Send Message, Get Capabilities, the webhook deliveries
-log and redelivery, the \`webhook_test\` and \`channel_state_changed\` events, the testers of an rbm channel and Get
-Channel's \`refresh\`, a channel's NLP integration, stored files, and the health checks.`;
+log and redelivery, the \`webhook_test\` and \`channel_state_changed\` events, the testers of an rbm channel, Get
+Channel's \`refresh\`, the \`secrets=omit\` parameter of List, Get, Create and Update Channel (which leaves out
+\`webhook.secret\` and the platform credentials), a channel's NLP integration, stored files, and the health checks.`;
 
 /** Tags in the order the page shows them. */
 export const TAGS = [

@@ -93,6 +93,19 @@ for (const { dialect, skip } of await dialects()) {
       });
     }
 
+    test('the OpenAPI document offers secrets on List, Get, Create and Update Channel, marked beyond the specification', async () => {
+      const doc = (await s.api.get('/v1/openapi.json')).body;
+      const operations = Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((item) => Object.values(item));
+      for (const id of ['listChannels', 'getChannel', 'createChannel', 'updateChannel']) {
+        const operation = operations.find((o) => o.operationId === id);
+        const param = operation?.parameters?.find((p: any) => p.name === 'secrets' && p.in === 'query');
+        assert.ok(param, `${id} takes secrets`);
+        assert.equal(param.required ?? false, false);
+        assert.ok(param['x-beyond-specification'] === true || param.schema?.['x-beyond-specification'] === true, `${id}: ${JSON.stringify(param)}`);
+        assert.match(JSON.stringify(param), /omit/);
+      }
+    });
+
     test('a channel without webhook or credentials looks the same either way; another value of secrets is a 422 naming it', async () => {
       const made = await s.api.post('/v1/channels', { type: 'service_chat', name: 'Web chat' });
       const plain = await s.api.get(`/v1/channels/${made.body.id}`);

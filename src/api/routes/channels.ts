@@ -12,6 +12,7 @@ import type { RoutePlugin } from '../route-group.js';
 const ChannelParams = Type.Object({ channel_id: Type.String() });
 const secrets = Type.Optional(
   Type.Union([Type.Literal('include'), Type.Literal('omit')], {
+    'x-beyond-specification': true,
     description:
       'Beyond the specification: `omit` leaves out the secrets the channel would show in clear: `webhook.secret` and the platform credentials (`access_token`, `signing_key`, `webhook_signing_key`, `callback_secret`, `client_token` of the type object). Default `include`, as the specification shows the Channel object.',
   }),
