@@ -55,3 +55,14 @@ test('the walk-throughs read JSON with node -p, start the server and the receive
     "docs/connectors.md starts the quick start's receiver",
   );
 });
+
+test('the README says what npm start builds, as package.json runs it: only what changed, and npm run build everything', () => {
+  const readme = readFileSync('README.md', 'utf8');
+  const scripts = JSON.parse(readFileSync('package.json', 'utf8')).scripts as Record<string, string>;
+  assert.match(scripts.start!, /^node scripts\/build\.mjs && /, 'npm start builds what is out of date first');
+  assert.doesNotMatch(scripts.start!, /--all|npm run build/, 'and never everything');
+  assert.equal(scripts.build, 'node scripts/build.mjs --all');
+  assert.match(readme, /Later starts build only what changed since \(`scripts\/build\.mjs`/);
+  assert.match(readme, /`npm run build` builds\s+everything again/);
+  assert.match(readme, /first `npm start` builds the server[\s\S]{0,200}about a minute/);
+});
