@@ -25,10 +25,14 @@ function stateFilePath(): string {
   return join(resolve(dataDir), 'sandbox', 'state.json');
 }
 
-/** The lines to give the server so it talks to these stand-ins and accepts their calls. */
+/**
+ * The lines to give the server so it talks to these stand-ins and accepts their calls; SANDBOX_URL
+ * (where the stand-ins start) turns on the administration app's local trial.
+ */
 function serverSettings(base: number, made: RunnableStandIn[]): string[] {
   const env: Record<string, string> = {};
   if (base !== DEFAULT_PORT_BASE) env.SANDBOX_PORT_BASE = String(base);
+  env.SANDBOX_URL = `http://${HOST}:${base}`;
   for (const m of made) Object.assign(env, m.serverEnv());
   env.SOCIALNET_VERIFY_TOKEN = 'any-local-string';
   return Object.entries(env).map(([k, v]) => `  export ${k}=${v}`);
@@ -72,7 +76,7 @@ async function main(): Promise<void> {
   // First run: the new random credentials are written at once, so even a killed sandbox keeps them.
   file.save();
   console.log(`\nAccounts ${restored.length > 0 ? 'restored from' : 'kept in'} ${file.path} (delete it for new ones).`);
-  console.log('Server settings for these stand-ins:');
+  console.log('Server settings for these stand-ins: paste these lines into the terminal where you start the server, then start it there.');
   for (const line of serverSettings(base, made)) console.log(line);
   // A stand-in whose URL is no server setting (it is given per channel through the API).
   for (const m of made) if (m.entry.urlUse !== undefined) console.log(`${m.entry.platform}: give ${m.standIn.baseUrl() ?? ''} as ${m.entry.urlUse}.`);

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './helpers/runtime.js';
-import { Output, readmeBlock } from './helpers/readme.js';
+import { adminSession, npmStartNodeFlags, Output, readmeBlock } from './helpers/readme.js';
 
 // The README's quick start, run as written: the shell blocks marked <!-- quickstart:... --> are
 // taken from README.md and run with bash against a server started the way `npm start` starts it
@@ -39,9 +39,7 @@ test('the quick start of README.md works as written: 201 for the first message, 
       .filter(Boolean)
       .map((a) => a.split('=') as [string, string]),
   );
-  const npmStart = /^npm run build && node (.*)dist\/src\/cli\.js serve$/.exec(JSON.parse(readFileSync('package.json', 'utf8')).scripts.start);
-  assert.ok(npmStart, 'npm start builds, then runs the built CLI');
-  const nodeFlags = npmStart[1]!.trim().split(/\s+/).filter(Boolean);
+  const nodeFlags = npmStartNodeFlags();
   const port = await freePort();
   const server = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', 'src/cli.ts', 'serve'], {
     env: { ...baseEnv, ...readmeEnv, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: join(dir, 'data') },
@@ -97,4 +95,15 @@ test('the quick start of README.md works as written: 201 for the first message, 
   });
   assert.equal(forged.status, 401);
   await shellOut.waitFor(/message_echo \(event \?, attempt \?\) signature INVALID/, 'the refused event', shell);
+
+  // The administration app's "Send test event", as its Webhook tab sends it, signed in with the
+  // first start's setup link: the receiver verifies it as it does every event.
+  const readme = readFileSync('README.md', 'utf8');
+  assert.match(readme, /\*\*Send test event\*\*[\s\S]{0,200}`webhook_test \(event \.\.\., attempt 1\) signature verified`/);
+  const admin = await adminSession(serverOut.text, port);
+  const queued = await admin.post(`/channels/${sent.channel.id}/webhook/test`);
+  assert.equal(queued.status, 202, await queued.text());
+  const test = await shellOut.waitFor(/webhook_test \(event \d+, attempt 1\) signature (\S+)\n(\{[\s\S]*?\n\})\n/, 'the webhook_test at the receiver', shell);
+  assert.equal(test[1], 'verified', shellOut.text);
+  assert.deepEqual(JSON.parse(test[2]!).data, { channel: { id: sent.channel.id, type: 'mobile', name: 'SMS test' } });
 });

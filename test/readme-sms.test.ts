@@ -6,13 +6,27 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './helpers/runtime.js';
-import { Output, readmeBlock } from './helpers/readme.js';
+import { adminSession, npmStartNodeFlags, Output, readmeBlock } from './helpers/readme.js';
 import { freePortBase, startSandbox } from './sandbox/helpers/sandbox-process.js';
+import { STAND_INS } from '../sandbox/registry.js';
 
 // The README's "Send an SMS through the stand-in", run as written: `npm run sandbox` (moved to free
 // ports with SANDBOX_PORT_BASE, which the server is given too), the server the way `npm start`
 // starts it (from the sources), and the send block with bash. Only the ports and the token are
-// replaced.
+// replaced. The server is started as the quick start starts it, with the lines the sandbox printed.
+
+/** `NAME=value ... npm start` as a block writes it: its variables. */
+function startEnv(line: string, what: string): Record<string, string> {
+  const m = /^((?:[A-Z_]+=\S+\s+)*)npm start$/.exec(line);
+  assert.ok(m, `${what} starts the server with npm start: ${line}`);
+  return Object.fromEntries(
+    m[1]!
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((a) => a.split('=') as [string, string]),
+  );
+}
 
 /** The one command of a block, without its comment. */
 function command(name: string): string {
@@ -27,7 +41,13 @@ function command(name: string): string {
 test("README's SMS through the stand-in works as written: a production mobile channel with the stand-in's key, the SMS at the stand-in with our id, the message sent", async (t) => {
   assert.equal(spawnSync('curl', ['--version']).status, 0, 'the commands use curl');
   assert.equal(command('sms-sandbox'), 'npm run sandbox');
-  assert.equal(command('sms-server'), 'npm start');
+  // The server starts again as in the quick start: a plain `npm start` would drop WEBHOOK_ALLOWLIST.
+  const quickStart = readmeBlock('server')
+    .split('\n')
+    .map((l) => l.replace(/\s+#.*$/, '').trim())
+    .find((l) => l.endsWith('npm start'));
+  const readmeEnv = startEnv(command('sms-server'), 'the SMS section');
+  assert.deepEqual(readmeEnv, startEnv(quickStart ?? '', 'the quick start'));
   const dir = mkdtempSync(join(tmpdir(), 'parley-readme-sms-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const baseEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir };
@@ -39,11 +59,9 @@ test("README's SMS through the stand-in works as written: a production mobile ch
   const smsUrl = `http://127.0.0.1:${base + 2}`;
 
   // Terminal 2: the server, told where the stand-ins are (SANDBOX_PORT_BASE, as the sandbox prints).
-  const npmStart = /^npm run build && node (.*)dist\/src\/cli\.js serve$/.exec(JSON.parse(readFileSync('package.json', 'utf8')).scripts.start);
-  assert.ok(npmStart, 'npm start builds, then runs the built CLI');
   const port = await freePort();
-  const server = spawn(process.execPath, [...npmStart[1]!.trim().split(/\s+/).filter(Boolean), '--import', 'tsx', 'src/cli.ts', 'serve'], {
-    env: { ...baseEnv, ...sandbox.settings, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: join(dir, 'data') },
+  const server = spawn(process.execPath, [...npmStartNodeFlags(), '--import', 'tsx', 'src/cli.ts', 'serve'], {
+    env: { ...baseEnv, ...sandbox.settings, ...readmeEnv, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: join(dir, 'data') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const serverOut = new Output(server);
@@ -52,6 +70,13 @@ test("README's SMS through the stand-in works as written: a production mobile ch
   });
   const token = (await serverOut.waitFor(/prl_[A-Za-z0-9]{40}/, 'the first start token', server))[0];
   await serverOut.waitFor(/Server listening/, 'the server listening', server);
+
+  // The lines the sandbox printed turn on the administration app's Local trial.
+  assert.equal(sandbox.settings.SANDBOX_URL, `http://127.0.0.1:${base}`, sandbox.output());
+  assert.match(sandbox.output(), /paste these lines into the terminal where you start the server/);
+  const admin = await adminSession(serverOut.text, port);
+  const trial = await admin.get('/trial');
+  assert.deepEqual(await trial.json(), { available: true, sandbox_url: `http://127.0.0.1:${base}` });
 
   // Terminal 3, with TOKEN and API set as in the quick start.
   const send = readmeBlock('sms-send');
@@ -85,4 +110,16 @@ test("README's SMS through the stand-in works as written: a production mobile ch
     assert.ok(Date.now() < deadline, `the message is still ${message.status}`);
     await sleep(100);
   }
+});
+
+test("README's ports of the stand-ins are the sandbox's: one per stand-in, from 9101 or a moved base", () => {
+  const readme = readFileSync('README.md', 'utf8');
+  const last = Math.max(...STAND_INS.map((e) => e.portOffset));
+  assert.equal(STAND_INS.length, last + 1, 'one port per stand-in');
+  assert.match(readme, new RegExp(`stand-ins on 127\\.0\\.0\\.1:9101-${9101 + last}\\b`));
+  assert.match(readme, new RegExp(`SANDBOX_PORT_BASE=9200 npm run sandbox\` moves them to ports 9200-${9200 + last}\\b`));
+  const words = ['none', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
+  assert.match(readme, new RegExp(`\\(${words[STAND_INS.length] ?? STAND_INS.length} in all\\)`));
+  for (const range of readme.matchAll(/\b(9[12]\d\d)-(9[12]\d\d)\b/g))
+    assert.equal(Number(range[2]) - Number(range[1]), last, `${range[0]} spans every stand-in`);
 });

@@ -29,7 +29,7 @@ Each channel's events (\`message_echo\`, \`message_received\`, \`messages_delive
 \`message_failed\`, \`postback\`, \`opt_in\`, \`notification\`) are POSTed to its webhook URL, signed with
 \`X-Hub-Signature\` (HMAC-SHA1 of the body under \`webhook.secret\`) and \`X-Hub-Signature-256\`, and retried
 1, 5, 20, 60, 180 and 480 minutes later until a 2xx answers. Beyond the specification, a
-\`webhook_test\` event (\`{"event":"webhook_test","timestamp":...,"data":{"channel_id":"..."}}\`) is sent
+\`webhook_test\` event (\`{"event":"webhook_test","timestamp":...,"data":{"channel":{"id","type","name"}}}\`) is sent
 when the administration app's webhook tab asks for one: signed, retried and logged like any event. Also
 beyond it, \`channel_state_changed\` tells an rbm channel's webhook each change of its agent's state
 (\`{"event":"channel_state_changed","timestamp":...,"data":{"channel":{"id","type","name"},"agent_state":"created","previous_agent_state":"create_requested","reason":null}}\`;
@@ -39,8 +39,9 @@ beyond it, \`channel_state_changed\` tells an rbm channel's webhook each change 
 ${PRODUCT_NAME} implements the messaging API specification and adds the parts marked
 \`x-beyond-specification: true\` in this document (and "beyond the specification" on the page):
 Get Message, the \`Idempotency-Key\` header of Send Message, Get Capabilities, the webhook deliveries
-log and redelivery, the \`webhook_test\` and \`channel_state_changed\` events, the testers of an rbm channel and Get
-Channel's \`refresh\`, a channel's NLP integration, stored files, and the health checks.`;
+log and redelivery, the \`webhook_test\` and \`channel_state_changed\` events, the testers of an rbm channel, Get
+Channel's \`refresh\`, the \`secrets=omit\` parameter of List, Get, Create and Update Channel (which leaves out
+\`webhook.secret\` and the platform credentials), a channel's NLP integration, stored files, and the health checks.`;
 
 /** Tags in the order the page shows them. */
 export const TAGS = [

@@ -61,8 +61,16 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [SOCIAL] }
       const { channelId, pageId } = await connectPage(s, standIns, 'Bakery');
       const a = await app.open(s.origin, owner);
       await a.goto(`/admin/channels/${channelId}/trial`);
+      // No contact picked: writing as "the contact shown below" is unticked and off.
+      const asShown = a.page.getByRole('checkbox', { name: 'Write as the contact shown below' });
+      assert.equal(await asShown.isChecked(), false, 'unticked while no contact is picked');
+      assert.equal(await asShown.isDisabled(), true, 'off while no contact is picked');
+      await a.page.getByText('Pick a contact below to write as them.', { exact: false }).waitFor();
       await writeAsEndUser(a, 'Hello, is anyone there?');
       assert.match(a.page.url(), /\/trial\?contact=\d+$/, 'the conversation of the new contact is open');
+      // The trial user's contact, picked now: writing as it is ticked and can be unticked.
+      await eventually(async () => ((await asShown.isDisabled()) ? undefined : true), 10_000, 'the checkbox on once the contact is picked');
+      assert.equal(await asShown.isChecked(), true);
       const contactId = new URL(a.page.url()).searchParams.get('contact');
       const stored = (await s.api.get(`/v1/channels/${channelId}/contacts/${contactId}/messages`)).body;
       assert.equal(stored[0].direction, 'received');
@@ -132,7 +140,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [SOCIAL] }
         await a.goto(`/admin/channels/${made.body.id}/trial`);
         await a.page.getByRole('heading', { name: 'The local trial is off' }).waitFor();
         await a.page.getByText('npm run sandbox').waitFor();
-        await a.page.getByText('SANDBOX_URL=http://127.0.0.1:4100 npm start').waitFor();
+        await a.page.getByText('export SANDBOX_URL=http://127.0.0.1:9101').waitFor();
         assert.equal(await a.page.getByLabel("End user's message").count(), 0);
         await checkAccessibility(a.page, 'the Local trial tab without stand-ins');
         await a.assertNoProblems();

@@ -111,7 +111,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [FAILING] 
       assert.equal(sent.body.data.note, 'order 42');
 
       await checkAccessibility(a.page, 'the Webhook tab with its delivery log');
-      await a.assertNoProblems();
+      await a.assertNoProblems([{ status: 422, path: /^\/admin\/api\/v1\/channels\/\d+$/ }]); // the URL refused at its field
     });
 
     test('a test event, the secret revealed, copied and rotated, and redeliver all failed', async () => {
@@ -148,7 +148,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [FAILING] 
       const test = receiver.calls[calls]!;
       assert.equal(test.path, '/rotating');
       assert.equal(test.body.event, 'webhook_test');
-      assert.equal(test.body.data.channel_id, id);
+      assert.deepEqual(test.body.data, { channel: { id, type: 'service_chat', name: 'Rotating chat' } }, 'the channel named as in every event');
       assert.equal(test.headers['x-hub-signature'], sign(after, test.raw), 'signed with the new secret');
 
       // Two failed deliveries, sent again by one button once the receiver is back.

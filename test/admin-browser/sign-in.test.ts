@@ -11,12 +11,22 @@ import {
   type AdminBrowser,
   type AdminUserFixture,
 } from '../helpers/admin-browser.js';
+import type { Locator, Page } from 'playwright-core';
 
 // Signing in to the administration app as a user would: by keyboard alone, with wrong
 // credentials, throttled, through a one-time setup link, with a password someone else set that
 // must be changed first, changing it from the account menu (other sessions end), and signing out.
 
 const browserSkip = chromiumMissing();
+
+/** The form's fields as a password manager reads them: type, autocomplete, hidden, value. */
+async function passwordManagerFields(scope: Page | Locator) {
+  return scope
+    .locator('form input:not([type="checkbox"]):not([type="radio"])')
+    .evaluateAll((inputs) =>
+      (inputs as HTMLInputElement[]).map((i) => ({ type: i.type, autocomplete: i.getAttribute('autocomplete'), hidden: i.hidden, value: i.value })),
+    );
+}
 
 for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['keyboard only'] })) {
   describe(`Admin app sign-in in Chromium (${dialect})`, { skip: skip || browserSkip }, () => {
@@ -40,6 +50,12 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['keyboard
       await a.page.getByRole('heading', { name: 'Sign in' }).waitFor();
       assert.match(a.page.url(), /\/admin\/sign-in\?next=%2Fadmin%2Fapi-settings$/);
       await checkAccessibility(a.page, 'the sign-in page');
+      // A page before sign-in logs nothing: asking for the session is no error answer.
+      await a.assertNoProblems();
+      assert.deepEqual(await passwordManagerFields(a.page), [
+        { type: 'email', autocomplete: 'username', hidden: false, value: '' },
+        { type: 'password', autocomplete: 'current-password', hidden: false, value: '' },
+      ]);
       // The e-mail field has the focus; nothing but the keyboard from here.
       assert.equal(await a.page.evaluate(() => document.activeElement?.getAttribute('name')), 'email');
       await a.page.keyboard.type(owner.email);
@@ -118,6 +134,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['keyboard
       };
       assert.equal(await form(owner.email, 'not the password at all'), 'Wrong email or password.');
       assert.equal(await form('nobody@example.com', 'not the password at all'), 'Wrong email or password.');
+      await a.assertNoProblems([{ status: 401, path: '/admin/api/session' }]);
       // Empty fields are said before anything is sent.
       await a.page.getByLabel('E-mail').fill('');
       await a.page.getByRole('button', { name: 'Sign in' }).click();
@@ -142,7 +159,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['keyboard
       await alert.waitFor();
       assert.match((await alert.textContent()) ?? '', /^Too many sign-in attempts\. Wait \d+ (seconds|minutes) and try again\.$/);
       assert.equal(new URL(a.page.url()).pathname, '/admin/sign-in');
-      await a.assertNoProblems();
+      await a.assertNoProblems([{ status: 429, path: '/admin/api/session' }]);
     });
 
     test('a one-time setup link sets the password and signs in; the link works once', async () => {
@@ -154,6 +171,14 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['keyboard
       await a.goto(`${link.pathname}${link.search}`);
       await a.page.getByRole('heading', { name: 'Set your password' }).waitFor();
       await checkAccessibility(a.page, 'the setup page');
+      await a.assertNoProblems();
+      // The page does not know who the link is for: the e-mail is asked, for the password manager.
+      assert.deepEqual(await passwordManagerFields(a.page), [
+        { type: 'email', autocomplete: 'username', hidden: false, value: '' },
+        { type: 'password', autocomplete: 'new-password', hidden: false, value: '' },
+        { type: 'password', autocomplete: 'new-password', hidden: false, value: '' },
+      ]);
+      await a.page.getByLabel('E-mail').fill('new.hire@example.com');
       await a.page.getByLabel('Password', { exact: true }).fill('short');
       await a.page.getByRole('button', { name: 'Set password and sign in' }).click();
       await a.page.getByText('Use at least 12 characters.').waitFor();
@@ -170,7 +195,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['keyboard
       await again.page.getByRole('button', { name: 'Set password and sign in' }).click();
       await again.page.getByText(/This setup link is not valid any more/).waitFor();
       await a.assertNoProblems();
-      await again.assertNoProblems();
+      await again.assertNoProblems([{ status: 422, path: '/admin/api/setup' }]);
     });
 
     test('a password someone else set must be changed before any page shows', async () => {
@@ -183,6 +208,13 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['keyboard
       await a.page.getByRole('heading', { name: 'Choose a new password' }).waitFor();
       assert.equal(await a.page.getByRole('navigation', { name: 'Main' }).count(), 0);
       await checkAccessibility(a.page, 'the forced password change');
+      // The user is known: the username field is hidden, holding the e-mail.
+      assert.deepEqual(await passwordManagerFields(a.page), [
+        { type: 'email', autocomplete: 'username', hidden: true, value: 'given@example.com' },
+        { type: 'password', autocomplete: 'current-password', hidden: false, value: '' },
+        { type: 'password', autocomplete: 'new-password', hidden: false, value: '' },
+        { type: 'password', autocomplete: 'new-password', hidden: false, value: '' },
+      ]);
       await a.page.getByLabel('Current password').fill('wrong current one');
       await a.page.getByLabel('New password', { exact: true }).fill('my very own password');
       await a.page.getByLabel('New password again').fill('my very own password');
@@ -193,7 +225,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['keyboard
       await a.page.getByRole('heading', { name: 'Channels', level: 1 }).waitFor();
       const check = await a.context.request.get('/admin/api/session');
       assert.equal((await check.json()).user.must_change_password, false);
-      await a.assertNoProblems();
+      await a.assertNoProblems([{ status: 422, path: '/admin/api/session/password' }]);
     });
 
     test('changing the password from the account menu ends the other sessions; signing out ends this one', async () => {
@@ -208,6 +240,12 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['keyboard
       const dialog = a.page.getByRole('dialog', { name: 'Change password' });
       await dialog.waitFor();
       await checkAccessibility(a.page, 'the change password dialog');
+      assert.deepEqual(await passwordManagerFields(dialog), [
+        { type: 'email', autocomplete: 'username', hidden: true, value: user.email },
+        { type: 'password', autocomplete: 'current-password', hidden: false, value: '' },
+        { type: 'password', autocomplete: 'new-password', hidden: false, value: '' },
+        { type: 'password', autocomplete: 'new-password', hidden: false, value: '' },
+      ]);
       await dialog.getByLabel('Current password').fill(user.password);
       await dialog.getByLabel('New password', { exact: true }).fill('the second password');
       await dialog.getByLabel('New password again').fill('the second passwort');
@@ -234,7 +272,8 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['keyboard
       await a.goto('/admin/channels');
       await a.page.getByRole('heading', { name: 'Sign in' }).waitFor();
       await a.assertNoProblems();
-      await other.assertNoProblems();
+      // The other browser's request with the ended session was answered 401, which sent it to sign-in.
+      await other.assertNoProblems([{ status: 401, path: /^\/admin\/api\// }]);
     });
   });
 }

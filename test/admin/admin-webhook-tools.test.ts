@@ -33,10 +33,10 @@ for (const { dialect, skip, test } of await dialects()) {
       const res = await app.post(`/channels/${channelId}/webhook/test`);
       assert.equal(res.status, 202, res.text);
       assert.match(res.body.delivery_id, /^[1-9][0-9]*$/);
-      const event = await hook.waitFor('webhook_test', (e) => e.data.channel_id === channelId);
+      const event = await hook.waitFor('webhook_test', (e) => e.data.channel?.id === channelId);
       assert.ok(event.signatureValid);
       assert.deepEqual(Object.keys(event).sort(), ['data', 'event', 'headers', 'signatureValid', 'timestamp']);
-      assert.deepEqual(event.data, { channel_id: channelId });
+      assert.deepEqual(event.data, { channel: { id: channelId, type: 'service_chat', name: 'hooked' } });
       assert.ok(!Number.isNaN(Date.parse(event.timestamp)));
       const logged = await eventually(async () => {
         const list = await app.get(`/v1/channels/${channelId}/webhook/deliveries`);
@@ -80,7 +80,7 @@ for (const { dialect, skip, test } of await dialects()) {
       const sent = await app.post(`/channels/${channelId}/webhook/test`);
       const event = await hook.waitFor(
         'webhook_test',
-        (e) => e.headers['x-parley-event-id'] !== undefined && e.data.channel_id === channelId && e.signatureValid,
+        (e) => e.headers['x-parley-event-id'] !== undefined && e.data.channel?.id === channelId && e.signatureValid,
       );
       assert.ok(event);
       assert.equal(sent.status, 202);

@@ -1,7 +1,8 @@
 /**
  * The administration app in Debian's Chromium: the app built (when older than its sources), the
  * service started in this process, an owner and a member signed in through the app, and every
- * page watched for console errors and Content-Security-Policy violations, which fail the test.
+ * page watched for console errors, failed requests and Content-Security-Policy violations, which
+ * fail the test unless the test names the error answer it provokes.
  * `checkAccessibility` runs axe-core in the page and fails on serious or critical violations.
  */
 import assert from 'node:assert/strict';
@@ -79,11 +80,20 @@ export async function createAdminUser(
   return { id: made.user.id, email, password, role, accountId };
 }
 
-/** What a page reported that a user should never see: console errors, uncaught exceptions, CSP violations. */
+/** What a page reported that a user should never see: console errors, failed requests, uncaught exceptions, CSP violations. */
 export interface PageProblems {
-  console: string[];
+  console: Array<{ text: string; url: string }>;
+  /** Answers of 400 and above, and requests that got no answer (not those the app cancelled). */
+  requests: Array<{ status: number | null; method: string; path: string; text: string }>;
   exceptions: string[];
   csp: string[];
+}
+
+/** An error answer a test provokes on purpose (a refused form, a 403 told in words): its status and path. */
+export interface ExpectedAnswer {
+  status: number;
+  /** The request's path (without the query), or a pattern for it. */
+  path: string | RegExp;
 }
 
 export interface AdminPage {
@@ -92,17 +102,27 @@ export interface AdminPage {
   problems: PageProblems;
   /** Opens an app path (e.g. '/admin/channels') and waits for the app to render it. */
   goto(path: string): Promise<void>;
-  /** Fails when the page logged an error, threw, or broke the CSP since it opened (or since the last call). */
-  assertNoProblems(): Promise<void>;
+  /**
+   * Fails when the page logged an error, had a request fail, threw, or broke the CSP since it
+   * opened (or since the last call). Error answers the test provoked on purpose are named in
+   * `expected` (each must have happened), and so is the browser's console note of each.
+   */
+  assertNoProblems(expected?: ExpectedAnswer[]): Promise<void>;
   close(): Promise<void>;
 }
 
-/**
- * The browser's own console note of an HTTP error answer the app handles (a 401 before sign-in,
- * a 422 shown next to a field, a 403 told in words): the app's handling is what tests check.
- */
-function expectedApiAnswer(text: string, url: string | undefined): boolean {
-  return /Failed to load resource: the server responded with a status of 4\d\d/.test(text) && (url ?? '').includes('/admin/api/');
+const matches = (expected: ExpectedAnswer, status: number | null, path: string) =>
+  expected.status === status && (typeof expected.path === 'string' ? expected.path === path : expected.path.test(path));
+
+/** The browser's console note of an error answer: its status and the path of its URL. */
+function failedLoad(text: string, url: string): { status: number; path: string } | null {
+  const m = /^Failed to load resource: the server responded with a status of (\d{3})/.exec(text);
+  if (!m) return null;
+  try {
+    return { status: Number(m[1]), path: new URL(url).pathname };
+  } catch {
+    return null;
+  }
 }
 
 /** Collects the CSP violations the page sees, from before its first script runs. */
@@ -123,14 +143,31 @@ export async function openAdminPage(
   // Pages answer within a second here; a missing element should fail the test well before node:test's own limits.
   context.setDefaultTimeout(10_000);
   const page = await context.newPage();
-  const problems: PageProblems = { console: [], exceptions: [], csp: [] };
+  const problems: PageProblems = { console: [], requests: [], exceptions: [], csp: [] };
   await page.addInitScript(CSP_LISTENER);
   page.on('console', (message) => {
     if (message.type() !== 'error') return;
     const text = message.text();
-    if (expectedApiAnswer(text, message.location().url)) return;
     if (/Content.Security.Policy/i.test(text)) problems.csp.push(text);
-    else problems.console.push(text);
+    else problems.console.push({ text, url: message.location().url ?? '' });
+  });
+  page.on('response', (response) => {
+    if (response.status() < 400) return;
+    const url = new URL(response.url());
+    const method = response.request().method();
+    problems.requests.push({ status: response.status(), method, path: url.pathname, text: `${response.status()} ${method} ${url.pathname}${url.search}` });
+  });
+  page.on('requestfailed', (request) => {
+    const error = request.failure()?.errorText ?? '';
+    // The app cancels what it no longer needs (a poll of a page left): not a failure.
+    if (error === 'net::ERR_ABORTED') return;
+    const url = new URL(request.url());
+    problems.requests.push({
+      status: null,
+      method: request.method(),
+      path: url.pathname,
+      text: `${request.method()} ${url.pathname}${url.search} failed: ${error}`,
+    });
   });
   page.on('pageerror', (error) => problems.exceptions.push(String(error.stack ?? error)));
 
@@ -155,13 +192,26 @@ export async function openAdminPage(
       await page.goto(new URL(path, origin).href);
       await page.locator('#root > *').first().waitFor();
     },
-    async assertNoProblems() {
+    async assertNoProblems(expected = []) {
       await collectCsp();
       const all = { ...problems };
-      const found = [...all.console.map((m) => `console: ${m}`), ...all.exceptions.map((m) => `exception: ${m}`), ...all.csp.map((m) => `CSP: ${m}`)];
       problems.console = [];
+      problems.requests = [];
       problems.exceptions = [];
       problems.csp = [];
+      const unseen = expected.filter((e) => !all.requests.some((r) => matches(e, r.status, r.path)));
+      const requests = all.requests.filter((r) => !expected.some((e) => matches(e, r.status, r.path)));
+      const consoleErrors = all.console.filter(({ text, url }) => {
+        const load = failedLoad(text, url);
+        return !(load && expected.some((e) => matches(e, load.status, load.path)));
+      });
+      const found = [
+        ...consoleErrors.map((m) => `console: ${m.text}${m.url ? ` (${m.url})` : ''}`),
+        ...requests.map((r) => `request: ${r.text}`),
+        ...all.exceptions.map((m) => `exception: ${m}`),
+        ...all.csp.map((m) => `CSP: ${m}`),
+        ...unseen.map((e) => `expected but not seen: ${e.status} ${String(e.path)}`),
+      ];
       assert.deepEqual(found, [], 'the page reported problems');
     },
     async close() {

@@ -43,6 +43,42 @@ export class Output {
   }
 }
 
+/**
+ * The node flags of the server that `npm start` runs: its script builds what is out of date
+ * (scripts/build.mjs), then runs the built CLI with these flags. README tests run the same CLI
+ * from the sources with the same flags.
+ */
+export function npmStartNodeFlags(): string[] {
+  const start = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start as string;
+  const m = /^node scripts\/build\.mjs && node (.*)dist\/src\/cli\.js serve$/.exec(start);
+  assert.ok(m, `npm start builds what is out of date, then runs the built CLI: ${start}`);
+  return m[1]!.trim().split(/\s+/).filter(Boolean);
+}
+
+/** The administration app's API, signed in as the first owner with the setup link the first start printed. */
+export async function adminSession(
+  serverOutput: string,
+  port: number,
+): Promise<{ get(path: string): Promise<Response>; post(path: string): Promise<Response> }> {
+  const link = /(http:\/\/\S+\/admin\/setup\?token=\S+)/.exec(serverOutput);
+  assert.ok(link, `the first start printed a setup link:\n${serverOutput}`);
+  const origin = `http://127.0.0.1:${port}`;
+  const token = new URL(link[1]!).searchParams.get('token');
+  const setup = await fetch(`${origin}/admin/api/setup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin },
+    body: JSON.stringify({ token, password: 'a password of my own' }),
+  });
+  assert.equal(setup.status, 200, await setup.clone().text());
+  const cookie = setup.headers.get('set-cookie')!.split(';')[0]!;
+  const csrf = ((await setup.json()) as { csrf_token: string }).csrf_token;
+  const headers = { cookie, origin, 'x-csrf-token': csrf };
+  return {
+    get: (path) => fetch(`${origin}/admin/api${path}`, { headers }),
+    post: (path) => fetch(`${origin}/admin/api${path}`, { method: 'POST', headers }),
+  };
+}
+
 /** The port `npm run sandbox` gives its first stand-in by default (sandbox/registry.ts). */
 const DEFAULT_SANDBOX_PORT_BASE = 9101;
 
@@ -73,10 +109,8 @@ export async function runReadmeBlock(t: TestContext, name: string, standInOffset
   t.after(() => sandbox.stop());
   const standInUrl = `http://127.0.0.1:${base + standInOffset}`;
 
-  const npmStart = /^npm run build && node (.*)dist\/src\/cli\.js serve$/.exec(JSON.parse(readFileSync('package.json', 'utf8')).scripts.start);
-  assert.ok(npmStart, 'npm start builds, then runs the built CLI');
   const port = await freePort();
-  const server = spawn(process.execPath, [...npmStart[1]!.trim().split(/\s+/).filter(Boolean), '--import', 'tsx', 'src/cli.ts', 'serve'], {
+  const server = spawn(process.execPath, [...npmStartNodeFlags(), '--import', 'tsx', 'src/cli.ts', 'serve'], {
     env: { ...baseEnv, ...sandbox.settings, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: join(dir, 'data') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -83,12 +83,14 @@ test('SANDBOX_PORT_BASE alone points the server at every moved stand-in; its cha
   assert.deepEqual(Object.keys(sandbox.settings).sort(), [
     'NLP_ALLOWLIST',
     'SANDBOX_PORT_BASE',
+    'SANDBOX_URL',
     'SOCIALNET_APP_ID',
     'SOCIALNET_APP_SECRET',
     'SOCIALNET_VERIFY_TOKEN',
   ]);
   const nlu = STAND_INS.find((e) => e.platform === 'nluserver')!;
   assert.equal(sandbox.settings.NLP_ALLOWLIST, `127.0.0.1:${base + nlu.portOffset}`);
+  assert.equal(sandbox.settings.SANDBOX_URL, `http://127.0.0.1:${base}`, 'the local trial of the administration app is on with these settings');
   assert.match(
     sandbox.output(),
     new RegExp(`nluserver: give http://127\\.0\\.0\\.1:${base + nlu.portOffset} as the url of a channel's external NLP integration`),

@@ -10,7 +10,17 @@ import { CREATE_CHANNEL_EXAMPLES, UPDATE_CHANNEL_EXAMPLES } from './examples.js'
 import type { RoutePlugin } from '../route-group.js';
 
 const ChannelParams = Type.Object({ channel_id: Type.String() });
+const secrets = Type.Optional(
+  Type.Union([Type.Literal('include'), Type.Literal('omit')], {
+    'x-beyond-specification': true,
+    description:
+      'Beyond the specification: `omit` leaves out the secrets the channel would show in clear: `webhook.secret` and the platform credentials (`access_token`, `signing_key`, `webhook_signing_key`, `callback_secret`, `client_token` of the type object). Default `include`, as the specification shows the Channel object.',
+  }),
+);
+const SecretsQuery = Type.Object({ secrets });
+const omitOf = (query: { secrets?: 'include' | 'omit' | undefined }) => ({ omitSecrets: query.secrets === 'omit' });
 const GetChannelQuery = Type.Object({
+  secrets,
   refresh: Type.Optional(
     Type.Union([Type.Boolean(), Type.Literal('true'), Type.Literal('false')], {
       description:
@@ -35,7 +45,7 @@ export const channelRoutes: RoutePlugin<{
         tags: ['Channels'],
         operationId: 'listChannels',
         summary: 'List Channels (oldest first)',
-        querystring: ListQuery,
+        querystring: Type.Composite([ListQuery, SecretsQuery], { additionalProperties: true }),
         'x-response': { 200: Type.Array(ChannelResponse) },
       },
     },
@@ -45,7 +55,7 @@ export const channelRoutes: RoutePlugin<{
       const { channels: list, total } = await channels.list(account.id, max, offset);
       return sendList(
         reply,
-        list.map((c) => channelView(c, 'list', baseUrl)),
+        list.map((c) => channelView(c, 'list', baseUrl, omitOf(request.query))),
         total,
       );
     },
@@ -60,6 +70,7 @@ export const channelRoutes: RoutePlugin<{
         summary: 'Create Channel',
         description:
           'The body is the object of one channel type, picked by `type`. Credentials are checked with the platform first: one that refuses them answers 422 naming the field, one that cannot be reached 502.',
+        querystring: SecretsQuery,
         body: CreateChannelBody,
         'x-examples': CREATE_CHANNEL_EXAMPLES,
         'x-response': { 201: ChannelResponse, 502: ErrorBody },
@@ -70,7 +81,7 @@ export const channelRoutes: RoutePlugin<{
       return reply
         .code(201)
         .header('Location', `${baseUrl}/channels/${channel.id}`)
-        .send(channelView(channel, 'list', baseUrl));
+        .send(channelView(channel, 'list', baseUrl, omitOf(request.query)));
     },
   );
 
@@ -92,7 +103,7 @@ export const channelRoutes: RoutePlugin<{
       const refresh = request.query.refresh;
       if (platformState && (refresh === true || refresh === 'true')) await platformState.refresh(accountOf(request).id, id);
       const channel = await channels.get(accountOf(request).id, id);
-      const view = channelView(channel, 'get', baseUrl);
+      const view = channelView(channel, 'get', baseUrl, omitOf(request.query));
       if (channel.mode === 'shared' && sharedUsage) view.shared_mode = await sharedUsage(channel);
       return view;
     },
@@ -107,6 +118,7 @@ export const channelRoutes: RoutePlugin<{
         summary: 'Update Channel (a value sets, null deletes)',
         description: 'Answers the whole channel. `type` cannot change; `webhook: null` removes the webhook.',
         params: ChannelParams,
+        querystring: SecretsQuery,
         body: Type.Object({}, { additionalProperties: true, description: UpdateChannelBody.title }),
         'x-body': UpdateChannelBody,
         'x-examples': UPDATE_CHANNEL_EXAMPLES,
@@ -116,7 +128,7 @@ export const channelRoutes: RoutePlugin<{
     async (request) => {
       const { channel_id } = request.params;
       const channel = await channels.update(accountOf(request).id, pathId(channel_id, 'Channel'), request.body);
-      return channelView(channel, 'list', baseUrl);
+      return channelView(channel, 'list', baseUrl, omitOf(request.query));
     },
   );
 

@@ -39,22 +39,41 @@ export function decodeChannel(row: ChannelRow, box: SecretBox): Channel {
   };
 }
 
+/** How a view shows secrets: in clear, as the specification's Channel shape does (the default), or left out. */
+export interface ChannelViewOptions {
+  /** Leaves out `webhook.secret` and every platform credential the view would show in clear. */
+  omitSecrets?: boolean;
+}
+
 /**
  * The channel as the API shows it: the common fields, then the type's own (its definition renders
  * them; `placement` is there for the specification's quirks, e.g. where rbm shows the region).
  */
-export function channelView(channel: Channel, placement: Placement, baseUrl: string): ChannelView {
+export function channelView(channel: Channel, placement: Placement, baseUrl: string, options: ChannelViewOptions = {}): ChannelView {
+  const webhook = channel.webhook;
   const view: ChannelView = {
     id: channel.id,
     type: channel.type,
     name: channel.name,
     mode: channel.mode,
-    webhook: channel.webhook
-      ? { id: channel.webhook.id, url: channel.webhook.url, secret: channel.webhook.secret, ssl_verification: channel.webhook.sslVerification }
+    webhook: webhook
+      ? options.omitSecrets
+        ? ({ id: webhook.id, url: webhook.url, ssl_verification: webhook.sslVerification } as ChannelView['webhook'])
+        : { id: webhook.id, url: webhook.url, secret: webhook.secret, ssl_verification: webhook.sslVerification }
       : null,
   };
   const { region, ...config } = channel.config;
   const own: Record<string, unknown> = { ...config, ...channel.secrets };
   const inboundUrl = (endpoint: string) => `${baseUrl}/inbound/${channel.id}/${endpoint}`;
-  return Object.assign(view, definitionOf(channel.type).view.render({ own, region, placement, inboundUrl }));
+  const definition = definitionOf(channel.type);
+  const typed = definition.view.render({ own, region, placement, inboundUrl });
+  const key = definition.input.key;
+  const object = key === undefined ? undefined : typed[key];
+  if (options.omitSecrets && object !== null && typeof object === 'object') {
+    // Only what is shown as the stored credential goes (an rbm key is shown as its client_email alone).
+    const kept = { ...(object as Record<string, unknown>) };
+    for (const field of definition.input.secretFields) if (field in channel.secrets && kept[field] === channel.secrets[field]) delete kept[field];
+    typed[key!] = kept;
+  }
+  return Object.assign(view, typed);
 }

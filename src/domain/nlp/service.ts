@@ -55,11 +55,17 @@ export class NlpIntegrationService {
 
   /** The integration, with statistics that include this process's latest counts. */
   async get(accountId: number, channelId: number): Promise<NlpIntegrationView> {
+    const view = await this.find(accountId, channelId);
+    if (!view) throw notFound();
+    return view;
+  }
+
+  /** The channel's integration, or null when it has none (a channel that is not there is still a 404). */
+  async find(accountId: number, channelId: number): Promise<NlpIntegrationView | null> {
     await this.deps.channel(accountId, channelId);
     await this.deps.classifier.flushStats();
     const row = await this.deps.store.nlp.get(accountId, channelId);
-    if (!row) throw notFound();
-    return integrationView(row, this.defaultBudgetMs);
+    return row ? integrationView(row, this.defaultBudgetMs) : null;
   }
 
   /** Creates or replaces the integration; `created` tells which. */

@@ -38,7 +38,13 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
   const refresh = useCallback(async () => {
     try {
-      signedIn(await request<SessionInfo>('/session', { expectUnauthorized: true }));
+      // 204 without a session: no error answer for the browser to log on the sign-in and setup pages.
+      const info = await request<SessionInfo | undefined>('/session/state', { expectUnauthorized: true });
+      if (info) signedIn(info);
+      else {
+        setCsrfToken(null);
+        setState({ status: 'signed-out' });
+      }
     } catch (error) {
       setCsrfToken(null);
       if (error instanceof ApiFailure && error.status === 401) setState({ status: 'signed-out' });

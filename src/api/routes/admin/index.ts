@@ -21,6 +21,8 @@ import { adminUsageRoutes } from './usage.js';
 import { adminOverviewRoutes } from './overview.js';
 import { adminWebhookToolRoutes } from './webhook-tools.js';
 import { adminTrialRoutes } from './trial.js';
+import { adminNlpStateRoutes } from './nlp-state.js';
+import type { NlpIntegrationService } from '../../../domain/nlp/service.js';
 
 /** What the administration app's own route groups may need; the runtime builds it once. */
 export interface AdminRouteDeps {
@@ -40,6 +42,8 @@ export interface AdminRouteDeps {
   baseUrl: string;
   /** The local trial's driver per type whose stand-in can act as an end user. */
   trialDrivers: ReadonlyMap<ChannelType, TrialDriver>;
+  /** Channels' NLP integrations (the NLP tab asks for one without a 404 for none). */
+  nlp: NlpIntegrationService;
 }
 
 /** The app-only route groups of the admin scope (mounted under /admin/api beside the token groups). */
@@ -54,5 +58,6 @@ export function adminRouteGroups(deps: AdminRouteDeps): RouteGroup[] {
     routeGroup(adminOverviewRoutes, { overview: new OverviewService({ store, clock }) }),
     routeGroup(adminWebhookToolRoutes, { tools: new WebhookTools({ store, clock, outbox: deps.outbox }), channels, baseUrl }),
     routeGroup(adminTrialRoutes, { trial }),
+    routeGroup(adminNlpStateRoutes, { nlp: deps.nlp }),
   ];
 }

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { UserService, SignedIn } from '../../../domain/users/service.js';
 import { SignInThrottled } from '../../../domain/users/service.js';
@@ -5,7 +6,7 @@ import type { SessionService } from '../../../domain/users/sessions.js';
 import { accountJson, userJson } from '../../../domain/users/views.js';
 import type { Clock } from '../../../lib/clock.js';
 import { ErrorBody } from '../../../schemas/common.js';
-import { sessionCookie, type RequestOrigin } from '../../admin-guard.js';
+import { cookieValue, sessionCookie, SESSION_COOKIE, type RequestOrigin } from '../../admin-guard.js';
 import { adminSessionOf } from '../../context.js';
 import type { RoutePlugin } from '../../route-group.js';
 import { PasswordChangeBody, SessionView, SetupBody, SignInBody } from './schemas.js';
@@ -49,6 +50,19 @@ export const sessionRoutes: RoutePlugin<SessionRouteDeps> = async (app, deps) =>
     const session = adminSessionOf(request);
     return { user: userJson(session.user), account: accountJson(session.account), csrf_token: session.csrfToken };
   });
+
+  // The app's first question on every page, the sign-in and setup pages included: no session is an
+  // answer here (204), not an error, so a browser logs nothing before anyone signed in.
+  app.get(
+    '/session/state',
+    { config: { adminSession: 'none' }, schema: { hide: true, 'x-response': { 200: SessionView, 204: Type.Null() } } },
+    async (request, reply) => {
+      const id = cookieValue(request.headers.cookie, SESSION_COOKIE);
+      const session = id ? await deps.sessions.resolve(id) : null;
+      if (!session) return reply.code(204).send();
+      return { user: userJson(session.user), account: accountJson(session.account), csrf_token: session.csrfToken };
+    },
+  );
 
   app.delete('/session', { schema: { hide: true } }, async (request, reply) => {
     await deps.sessions.end(adminSessionOf(request).idHash);

@@ -21,7 +21,8 @@ export const adminWebhookToolRoutes: RoutePlugin<{ tools: WebhookTools; channels
         tags: ['Administration'],
         operationId: 'adminSendWebhookTest',
         summary: "Queue a `webhook_test` event to the channel's webhook (signed, retried and logged like any event)",
-        description: 'The body sent is `{"event":"webhook_test","timestamp":...,"data":{"channel_id":...}}`. 422 when the channel has no webhook.',
+        description:
+          'The body sent is `{"event":"webhook_test","timestamp":...,"data":{"channel":{"id","type","name"}}}`. 422 when the channel has no webhook.',
         params: ChannelParams,
         'x-response': { 202: Type.Object({ delivery_id: IdString }), 422: ErrorBody },
       },

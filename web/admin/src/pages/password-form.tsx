@@ -9,7 +9,7 @@ import { Button, TextField, toast } from '../ui';
 export const MIN_PASSWORD = 12;
 
 export function PasswordChangeForm({ onDone, onCancel, submitLabel = 'Change password' }: { onDone: () => void; onCancel?: () => void; submitLabel?: string }) {
-  const { refresh } = useSession();
+  const { refresh, state } = useSession();
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [repeat, setRepeat] = useState('');
@@ -42,6 +42,8 @@ export function PasswordChangeForm({ onDone, onCancel, submitLabel = 'Change pas
 
   return (
     <Form className="form" onSubmit={(e) => void submit(e)} validationBehavior="aria">
+      {/* The signed-in user, for the browser's password manager: it updates the password saved under this name. */}
+      {state.status === 'signed-in' ? <input type="email" name="username" autoComplete="username" value={state.user.email} readOnly hidden /> : null}
       <TextField
         label="Current password"
         type="password"

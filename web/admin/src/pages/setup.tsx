@@ -12,6 +12,7 @@ export function SetupPage() {
   const { signedIn } = useSession();
   const navigate = useNavigate();
   const token = useQuery().get('token') ?? '';
+  const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [repeat, setRepeat] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -53,16 +54,27 @@ export function SetupPage() {
         {token ? (
           <Form className="form" onSubmit={(e) => void submit(e)} validationBehavior="aria">
             <p>Choose the password you will sign in with. This link works once.</p>
+            {/* Only for the browser's password manager, which saves the new password under this name. */}
+            <TextField
+              label="E-mail"
+              type="email"
+              name="username"
+              autoComplete="username"
+              value={email}
+              onChange={setEmail}
+              autoFocus
+              description="The address you sign in with, as the message with this link says; your browser can save the password under it."
+            />
             <TextField
               label="Password"
               type="password"
+              name="new-password"
               autoComplete="new-password"
               value={password}
               onChange={setPassword}
               error={errors.password}
               description={`At least ${MIN_PASSWORD} characters.`}
               isRequired
-              autoFocus
             />
             <TextField
               label="Password again"

@@ -61,11 +61,10 @@ function TrialOff() {
       </p>
       <ol>
         <li>
-          Start the stand-ins in a terminal: <code>npm run sandbox</code>. It prints their base URL, for example <code>http://127.0.0.1:4100</code>.
+          Start the stand-ins in a terminal: <code>npm run sandbox</code>. It prints the server settings that match them, among them{' '}
+          <code>export SANDBOX_URL=http://127.0.0.1:9101</code>.
         </li>
-        <li>
-          Start Parley with that URL: <code>SANDBOX_URL=http://127.0.0.1:4100 npm start</code>.
-        </li>
+        <li>Paste those lines into the terminal of the server, and start it again there.</li>
         <li>Create the channel in production mode with the stand-in's credentials (the sandbox prints them), then come back to this tab.</li>
       </ol>
     </section>
@@ -115,14 +114,18 @@ function TrialSender({ channel, selected, hrefOf }: { channel: Channel; selected
         }}
       >
         <TextField label="End user's message" value={text} onChange={setText} error={error ?? undefined} />
-        {selected !== null && (
-          <CheckboxField
-            label="Write as the contact shown below"
-            isSelected={asSelected}
-            onChange={setAsSelected}
-            description="Otherwise the stand-in's default user writes."
-          />
-        )}
+        {/* Unticked and off until a contact is picked: the stand-in's trial user writes then, as a contact of its own. */}
+        <CheckboxField
+          label="Write as the contact shown below"
+          isSelected={selected !== null && asSelected}
+          onChange={setAsSelected}
+          isDisabled={selected === null}
+          description={
+            selected === null
+              ? "Pick a contact below to write as them. Until then the stand-in's trial user writes, as a contact of its own."
+              : "Otherwise the stand-in's trial user writes."
+          }
+        />
         <div className="ch-actions">
           <Button type="submit" variant="primary" isPending={busy}>
             Send as end user
