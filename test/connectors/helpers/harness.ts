@@ -28,7 +28,8 @@ export class OffsetClock implements Clock {
 
 export const APP_ID = '700100200300400';
 export const APP_SECRET = 'app-secret-of-the-test-app';
-export const VERIFY_TOKEN = 'verify-token-of-the-service';
+/** With capitals: the platform sends it back exactly as registered, and only an exact match may pass. */
+export const VERIFY_TOKEN = 'Verify-Token-Of-The-Service';
 export const SECRET_HEADER = 'X-Botmsg-Bot-Api-Secret-Token';
 /** The SMS provider account of the harness: the keys test/api/messages-fixtures.ts gives mobile channels. */
 export const SMS_ACCESS_KEY = 'key';
