@@ -19,7 +19,9 @@ export interface RecordedRequest {
 
 export interface ReferenceAnswer {
   status?: number;
+  /** A string is sent as it is (for numbers JSON cannot hold); anything else as JSON. */
   body: unknown;
+  headers?: Record<string, string>;
 }
 
 export type ReferenceRoute = (request: RecordedRequest) => ReferenceAnswer | undefined;
@@ -58,7 +60,7 @@ export async function startReferenceServer(): Promise<ReferenceServer> {
       requests.push(recorded);
       const answer = routes.map((route) => route(recorded)).find((a) => a !== undefined) ?? { status: 404, body: {} };
       const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
-      res.writeHead(answer.status ?? 200, { 'content-type': 'application/json' }).end(text);
+      res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers }).end(req.method === 'HEAD' ? undefined : text);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
