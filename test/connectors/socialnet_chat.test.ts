@@ -16,7 +16,12 @@ interface Page {
 }
 
 for (const { dialect, skip, test } of await dialects({
-  postgresSmoke: ['message_received: text, quick-reply payload', 'sending every content type the platform takes'],
+  postgresSmoke: [
+    'message_received: text, quick-reply payload',
+    'sending every content type the platform takes',
+    'a failed profile read is not taken as done',
+    'a page whose token the platform refuses',
+  ],
 })) {
   describe(`socialnet_chat connector over real HTTP (${dialect})`, { skip }, () => {
     let h: Harness;
