@@ -42,6 +42,14 @@ const LOCATION_CALLBACK =
   '{"event":"message","timestamp":1457764197629,"message_token":4912661846655238147,"sender":' +
   JSON.stringify(SENDER) +
   ',"message":{"type":"location","location":{"lat":50.76891,"lon":6.11499}}}';
+const FILE_CALLBACK =
+  '{"event":"message","timestamp":1457764197630,"message_token":4912661846655238148,"sender":' +
+  JSON.stringify(SENDER) +
+  ',"message":{"type":"file","media":"http://media.example.com/menu.pdf","file_name":"menu.pdf","size":10000}}';
+const CONTACT_CALLBACK =
+  '{"event":"message","timestamp":1457764197631,"message_token":4912661846655238149,"sender":' +
+  JSON.stringify(SENDER) +
+  ',"message":{"type":"contact","contact":{"name":"Itamar","phone_number":"+972511123123"}}}';
 const SUBSCRIBED_CALLBACK =
   '{"event":"subscribed","timestamp":1457764197627,"chat_hostname":"SN-CHAT-05_","user":' + JSON.stringify(SENDER) + ',"message_token":4912661846655238145}';
 const UNSUBSCRIBED_CALLBACK =
@@ -108,6 +116,14 @@ describe('appmsg conformance: the connector against the reference shapes', () =>
     assert.deepEqual(
       events(LOCATION_CALLBACK).map((e) => e.kind === 'message' && e.content),
       [{ type: 'location', latitude: 50.76891, longitude: 6.11499 }],
+    );
+    assert.deepEqual(
+      events(FILE_CALLBACK).map((e) => e.kind === 'message' && e.content),
+      [{ type: 'file', media: { ref: 'http://media.example.com/menu.pdf', name: 'menu.pdf' } }],
+    );
+    assert.deepEqual(
+      events(CONTACT_CALLBACK).map((e) => e.kind === 'message' && e.content),
+      [{ type: 'text', text: '+972511123123' }],
     );
     const [subscribed] = events(SUBSCRIBED_CALLBACK);
     assert.deepEqual(subscribed?.kind === 'opt_in' && [subscribed.optInType, subscribed.user.photo], ['subscribed', { ref: 'http://avatar.example.com' }]);

@@ -47,6 +47,27 @@ const LOCATION_UPDATE = {
   update_id: 10002,
   message: { date: 1441645560, chat: CHAT, message_id: 1367, from: FROM, location: { latitude: 50.0875, longitude: 14.4213 } },
 };
+// Document reference (a file with its name and type) and a shared contact (the phone quick reply).
+const DOCUMENT_UPDATE = {
+  update_id: 10007,
+  message: {
+    date: 1441645590,
+    chat: CHAT,
+    message_id: 1369,
+    from: FROM,
+    document: { file_name: 'menu.pdf', mime_type: 'application/pdf', file_id: 'BQADBAADDocumentFileId', file_unique_id: 'AgADDoc', file_size: 24123 },
+  },
+};
+const CONTACT_UPDATE = {
+  update_id: 10008,
+  message: {
+    date: 1441645595,
+    chat: CHAT,
+    message_id: 1370,
+    from: FROM,
+    contact: { phone_number: '+420601555111', first_name: 'Test Firstname', user_id: 1111111 },
+  },
+};
 const CALLBACK_UPDATE = {
   update_id: 10003,
   callback_query: {
@@ -126,6 +147,13 @@ describe('botmsg conformance: the connector against the reference shapes', () =>
       ],
       'the largest photo size (the last), then the caption',
     );
+    const [document] = events(DOCUMENT_UPDATE).events;
+    assert.deepEqual(document?.kind === 'message' && document.content, {
+      type: 'file',
+      media: { ref: 'BQADBAADDocumentFileId', name: 'menu.pdf', mimeType: 'application/pdf' },
+    });
+    const [contact] = events(CONTACT_UPDATE).events;
+    assert.deepEqual(contact?.kind === 'message' && contact.content, { type: 'text', text: '+420601555111' });
     const [location] = events(LOCATION_UPDATE).events;
     assert.deepEqual(location?.kind === 'message' && location.content, { type: 'location', latitude: 50.0875, longitude: 14.4213 });
     const callback = events(CALLBACK_UPDATE);

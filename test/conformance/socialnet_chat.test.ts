@@ -100,6 +100,32 @@ const REFERRAL_EVENT = {
   referral: { ref: '<REF_DATA_PASSED_IN_M.ME_PARAM>', source: 'SHORTLINK', type: 'OPEN_THREAD' },
 };
 
+// Legacy location attachment (API before v4.0; third-party integrations still show it).
+const LOCATION_EVENT = {
+  sender: { id: PSID },
+  recipient: { id: PAGE_ID },
+  timestamp: 1458692752478,
+  message: {
+    mid: 'mid.1458696618141:b4ef9d19ec21086068',
+    attachments: [
+      {
+        title: "Jana's Location",
+        url: 'https://l.example.com/?u=map',
+        type: 'location',
+        payload: { coordinates: { lat: 37.483872693672, long: -122.14900441942 } },
+      },
+    ],
+  },
+};
+// Customer matching: the user accepted a message request sent by phone number.
+const CUSTOMER_MATCHING_EVENT = {
+  sender: { id: PSID },
+  recipient: { id: PAGE_ID },
+  timestamp: 1458692752478,
+  optin: {},
+  prior_message: { source: 'customer_matching', identifier: '+16505551234' },
+};
+
 describe('socialnet_chat conformance: the connector against the reference shapes', () => {
   test('signatures: X-Hub-Signature-256 over the raw escaped bytes; the legacy SHA1 header alone; tampered, missing and wrong-key refused', () => {
     const body = platformJson(envelope({ ...TEXT_EVENT, message: { ...TEXT_EVENT.message, text: 'Dobrý den / ahoj 👋' } }));
@@ -154,6 +180,10 @@ describe('socialnet_chat conformance: the connector against the reference shapes
     });
     const [image] = parse(ATTACHMENT_EVENT);
     assert.deepEqual(image?.kind === 'message' && image.content, { type: 'image', media: { ref: 'https://cdn.example.com/attachment.png' } });
+    const [location] = parse(LOCATION_EVENT);
+    assert.deepEqual(location?.kind === 'message' && location.content, { type: 'location', latitude: 37.483872693672, longitude: -122.14900441942 });
+    const [matched] = parse(CUSTOMER_MATCHING_EVENT);
+    assert.deepEqual(matched?.kind === 'opt_in' && [matched.optInType, matched.user], ['phone_number', { externalId: PSID, phoneNumber: '+16505551234' }]);
     const [echo] = parse(ECHO_EVENT);
     assert.equal(echo?.kind, 'echo');
     assert.deepEqual(echo?.user, { externalId: PSID });
