@@ -24,8 +24,7 @@ import { verifyPage } from './verify.js';
 /**
  * socialnet_chat: a messenger-style platform reached through its versioned Graph-style API with
  * a page access token. See README.md in this folder for the protocol, credentials and limits.
- */
-/**
+ *
  * The profile fields the specification's Contact shows: name, gender, time zone, picture. `gender`
  * and `timezone` need the platform's app review; an app without it gets the whole call refused
  * with code 100, subcode 2018247, and then asks for the fields every app may read.
@@ -42,7 +41,7 @@ function pageOf(channel: ChannelContext): string {
   return String(channel.config.id ?? 'me');
 }
 
-/** The roles socialnet_chat plays: every one but local delivery, platform state and channel-scoped inbound. */
+/** The roles socialnet_chat plays: every one but local delivery, state requests, testers and channel-scoped inbound. */
 export function createSocialnetChatConnector(options: SocialnetChatOptions) {
   const graph = new GraphClient(options);
 
