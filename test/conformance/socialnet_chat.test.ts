@@ -97,7 +97,7 @@ const REFERRAL_EVENT = {
   sender: { id: PSID },
   recipient: { id: PAGE_ID },
   timestamp: 1458692752478,
-  referral: { ref: '<REF_DATA_PASSED_IN_M.ME_PARAM>', source: 'SHORTLINK', type: 'OPEN_THREAD' },
+  referral: { ref: '<REF_DATA_PASSED_IN_SHORTLINK_PARAM>', source: 'SHORTLINK', type: 'OPEN_THREAD' },
 };
 
 // Legacy location attachment (API before v4.0; third-party integrations still show it).
@@ -206,7 +206,7 @@ describe('socialnet_chat conformance: the connector against the reference shapes
     const [checkbox] = parse(CHECKBOX_OPTIN_EVENT);
     assert.deepEqual(checkbox?.kind === 'opt_in' && [checkbox.optInType, checkbox.user], ['checkbox', { userRef: '<UNIQUE_REF_PARAM>' }]);
     const [referral] = parse(REFERRAL_EVENT);
-    assert.deepEqual(referral?.kind === 'opt_in' && [referral.optInType, referral.payload], ['referral', '<REF_DATA_PASSED_IN_M.ME_PARAM>']);
+    assert.deepEqual(referral?.kind === 'opt_in' && [referral.optInType, referral.payload], ['referral', '<REF_DATA_PASSED_IN_SHORTLINK_PARAM>']);
     // Handover reference: events of a thread another app owns arrive under `standby`.
     const standbyBody = platformJson({ object: 'page', entry: [{ id: PAGE_ID, time: 1458692752478, standby: [TEXT_EVENT] }] });
     const standby = parseWebhook(call(standbyBody, signed(standbyBody)), APP_SECRET, APP_ID);
@@ -256,7 +256,7 @@ describe('socialnet_chat conformance: the connector against the reference shapes
         payload: {
           text: 'What do you want to do next?',
           buttons: [
-            { type: 'url', title: 'Visit Messenger', payload: 'https://www.example.com' },
+            { type: 'url', title: 'Visit Website', payload: 'https://www.example.com' },
             { type: 'postback', title: 'Start Chatting', payload: 'DEVELOPER_DEFINED_PAYLOAD' },
           ],
         },
@@ -268,7 +268,7 @@ describe('socialnet_chat conformance: the connector against the reference shapes
             template_type: 'button',
             text: 'What do you want to do next?',
             buttons: [
-              { type: 'web_url', url: 'https://www.example.com', title: 'Visit Messenger' },
+              { type: 'web_url', url: 'https://www.example.com', title: 'Visit Website' },
               { type: 'postback', title: 'Start Chatting', payload: 'DEVELOPER_DEFINED_PAYLOAD' },
             ],
           },
@@ -308,8 +308,8 @@ describe('socialnet_chat conformance: the connector against the reference shapes
       },
     );
     // Attachment by URL reference.
-    assert.deepEqual(body({ type: 'image', payload: { url: 'http://www.messenger-rocks.com/image.jpg' } }).message, {
-      attachment: { type: 'image', payload: { url: 'http://www.messenger-rocks.com/image.jpg', is_reusable: true } },
+    assert.deepEqual(body({ type: 'image', payload: { url: 'http://www.example.com/image.jpg' } }).message, {
+      attachment: { type: 'image', payload: { url: 'http://www.example.com/image.jpg', is_reusable: true } },
     });
   });
 });
