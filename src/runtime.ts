@@ -33,6 +33,7 @@ import { JobKinds, JobsTask } from './queue/jobs-task.js';
 import { sendJobKind } from './domain/sending/send-job.js';
 import { deliveryDeadlineJob } from './domain/sending/delivery-deadline.js';
 import { PlatformStateService } from './domain/platform-state/service.js';
+import { ChannelStateBus } from './connectors/channel-state-reports.js';
 import { platformStateJob } from './domain/platform-state/job.js';
 import { TestersService } from './domain/platform-state/testers.js';
 import { testerRoutes } from './api/routes/testers.js';
@@ -139,7 +140,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   }
   const ids = new IdGenerator(store.instanceId, () => clock.now());
   const box = SecretBox.fromBase64(config.encryptionKey);
-  const connectors = options.connectors ?? defaultConnectors({ publicUrl: config.publicUrl, now: () => clock.now(), ...connectorSettings });
+  // States the connectors' calls reveal (a disconnected page), kept by the platform-state service below.
+  const channelStates = new ChannelStateBus();
+  const connectors = options.connectors ?? defaultConnectors({ publicUrl: config.publicUrl, now: () => clock.now(), channelStates, ...connectorSettings });
 
   const accounts = new AccountService({ store, ids, clock, authCacheMs: config.authCacheMs });
   const removeFiles = async (keys: readonly string[]) => {
@@ -287,6 +290,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   });
   channels.onSaved.add((channel, previous) => {
     platformState.saved(channel, previous).catch((err: unknown) => logger.warn({ err, channel: channel.id }, 'the platform-state check could not be queued'));
+  });
+  channelStates.listen((channel, state) => {
+    platformState.observed(channel.id, state).catch((err: unknown) => logger.warn({ err, channel: channel.id }, 'a reported channel state could not be kept'));
   });
   const testers = new TestersService({ store, clock, box, connectors, defaultPhoneRegion: config.defaultPhoneRegion, changed: channelChanged });
 

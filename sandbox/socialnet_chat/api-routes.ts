@@ -37,7 +37,7 @@ async function dispatch(ctx: SnContext, req: FastifyRequest<{ Params: Params }>)
   if (edge === 'messages' && method === 'POST') return handleSend(ctx, req, caller, node, params);
   if (edge === 'message_attachments' && method === 'POST') return handleAttachmentUpload(ctx, req, caller, node, params);
   if (edge.endsWith('_profile') && edge.length > '_profile'.length) return handleProfile(ctx, method, caller, node, params);
-  if (edge === 'accounts' && method === 'GET') return handleAccounts(ctx, caller, node);
+  if (edge === 'accounts' && method === 'GET') return handleAccounts(ctx, caller, node, params, `${originOf(ctx, req)}${req.url}`);
   if (edge === 'subscribed_apps') return handleSubscribedApps(ctx, method, caller, node, params);
   if (edge === 'subscriptions') return handleAppSubscriptions(ctx, method, caller, node, params);
   throw unknownPath(`/${edge}`);

@@ -188,6 +188,16 @@ export function registerActionRoutes(app: FastifyInstance, ctx: SnContext): void
     return answer(await ctx.webhooks.deliver(user.pageId, 'messaging_referrals', event), event);
   });
 
+  // The user writes while another app (e.g. the page inbox) owns the thread: the app gets it on standby.
+  userRoute('standby', async (req, reply, _page, user) => {
+    const text = optString(asRecord(req.body).text);
+    if (text === undefined) return controlError(reply, 400, 'text is required');
+    const now = state.clock.now();
+    touch(user, now);
+    const event = { ...base(user, now), message: { mid: newMid(), text } };
+    return answer(await ctx.webhooks.deliver(user.pageId, 'standby', event), event);
+  });
+
   userRoute('deliver', async (req, _reply, _page, user) => {
     const watermark = optNumber(asRecord(req.body).watermark) ?? state.clock.now();
     const result = await deliverUpTo(ctx, user, watermark);

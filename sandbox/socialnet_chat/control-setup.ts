@@ -80,6 +80,7 @@ export function registerSetupRoutes(app: FastifyInstance, ctx: SnContext): void 
     name: state.app.name,
     app_access_token: `${state.app.id}|${state.app.secret}`,
     require_appsecret_proof: state.app.requireAppSecretProof,
+    profile_fields_reviewed: state.app.profileFieldsReviewed === true,
     subscription: state.app.subscription,
   }));
 
@@ -91,7 +92,15 @@ export function registerSetupRoutes(app: FastifyInstance, ctx: SnContext): void 
     if (name) state.app.name = name;
     const proof = optBoolean(body.require_appsecret_proof);
     if (proof !== undefined) state.app.requireAppSecretProof = proof;
-    return { id: state.app.id, secret: state.app.secret, name: state.app.name, require_appsecret_proof: state.app.requireAppSecretProof };
+    const reviewed = optBoolean(body.profile_fields_reviewed);
+    if (reviewed !== undefined) state.app.profileFieldsReviewed = reviewed;
+    return {
+      id: state.app.id,
+      secret: state.app.secret,
+      name: state.app.name,
+      require_appsecret_proof: state.app.requireAppSecretProof,
+      profile_fields_reviewed: state.app.profileFieldsReviewed === true,
+    };
   });
 
   // App-level webhook subscription; runs the GET handshake against the service first.

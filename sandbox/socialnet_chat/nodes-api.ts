@@ -9,6 +9,10 @@ import { WEBHOOK_FIELDS } from './webhooks.js';
 
 const PAGE_FIELDS = ['id', 'name', 'category', 'access_token', 'category_list', 'tasks'];
 const USER_FIELDS = ['id', 'first_name', 'last_name', 'name', 'profile_pic', 'locale', 'timezone', 'gender'];
+/** User-profile fields an app gets only after the platform's review of it. */
+const REVIEWED_USER_FIELDS = ['locale', 'timezone', 'gender'];
+/** Pages per answer of a user's `accounts` edge when the call gives no `limit`. */
+const ACCOUNTS_PAGE_SIZE = 25;
 
 function requestedFields(params: Record<string, unknown>, defaults: string[]): string[] {
   const raw = optString(params.fields);
@@ -47,8 +51,12 @@ export function profilePicUrl(ctx: SnContext, origin: string, user: SnUser): str
 
 function userView(ctx: SnContext, user: SnUser, fields: string[], origin: string): JsonRecord {
   const out: JsonRecord = {};
+  for (const f of fields) if (!USER_FIELDS.includes(f)) throw nonexistingField(f, 'User');
+  // Without the app review, one such field fails the whole call (no partial answer).
+  if (ctx.state.app.profileFieldsReviewed !== true && fields.some((f) => REVIEWED_USER_FIELDS.includes(f))) {
+    throw new ApiError(100, '(#100) Insufficient permission to access user profile', 2018247);
+  }
   for (const f of fields) {
-    if (!USER_FIELDS.includes(f)) throw nonexistingField(f, 'User');
     switch (f) {
       case 'first_name':
         out.first_name = user.firstName;
@@ -105,16 +113,30 @@ export async function handleNode(ctx: SnContext, caller: Caller, node: string, p
   throw unsupportedGet(id);
 }
 
-export async function handleAccounts(ctx: SnContext, caller: Caller, node: string): Promise<JsonRecord> {
+function cursorOf(index: number): string {
+  return Buffer.from(`page-index:${index}`).toString('base64url');
+}
+
+function indexOfCursor(cursor: string): number {
+  const match = /^page-index:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match) throw paramError('Invalid cursor');
+  return Number(match[1]);
+}
+
+/**
+ * A user's pages, cursor-paged like every list of the platform: `limit` (default 25), `after` /
+ * `before` cursors; `paging.next` (the full URL of the next page) only while more follow.
+ */
+export async function handleAccounts(ctx: SnContext, caller: Caller, node: string, params: Record<string, unknown>, selfUrl: string): Promise<JsonRecord> {
   await applyFault(ctx, 'accounts');
   if (caller.kind !== 'user') throw new ApiError(100, '(#100) This endpoint requires a user access token');
   if (node !== 'me' && node !== caller.token.adminId) throw unsupportedGet(node);
   const admin = ctx.state.admins.get(caller.token.adminId);
-  const data: JsonRecord[] = [];
+  const all: JsonRecord[] = [];
   for (const pageId of admin?.pageIds ?? []) {
     const page = ctx.state.pages.get(pageId);
     if (!page || !page.connected) continue;
-    data.push({
+    all.push({
       access_token: pageTokenFor(ctx, page, caller.token).token,
       category: page.category,
       category_list: [{ id: '2700', name: page.category }],
@@ -123,7 +145,30 @@ export async function handleAccounts(ctx: SnContext, caller: Caller, node: strin
       tasks: ['ANALYZE', 'ADVERTISE', 'MESSAGING', 'MODERATE', 'CREATE_CONTENT', 'MANAGE'],
     });
   }
-  return { data, paging: { cursors: { before: 'QVFIU0', after: 'QVFIU1' } } };
+  const limitParam = optString(params.limit);
+  const limit = limitParam === undefined ? ACCOUNTS_PAGE_SIZE : Number(limitParam);
+  if (!Number.isInteger(limit) || limit < 1) throw paramError('Param limit must be a positive integer');
+  const after = optString(params.after);
+  const before = optString(params.before);
+  const start = after !== undefined ? indexOfCursor(after) + 1 : before !== undefined ? Math.max(0, indexOfCursor(before) - limit) : 0;
+  const data = all.slice(start, start + limit);
+  if (data.length === 0) return { data };
+  const paging: JsonRecord = { cursors: { before: cursorOf(start), after: cursorOf(start + data.length - 1) } };
+  if (start + data.length < all.length) {
+    const next = new URL(selfUrl);
+    next.searchParams.delete('before');
+    next.searchParams.set('limit', String(limit));
+    next.searchParams.set('after', cursorOf(start + data.length - 1));
+    paging.next = next.toString();
+  }
+  if (start > 0) {
+    const previous = new URL(selfUrl);
+    previous.searchParams.delete('after');
+    previous.searchParams.set('limit', String(limit));
+    previous.searchParams.set('before', cursorOf(start));
+    paging.previous = previous.toString();
+  }
+  return { data, paging };
 }
 
 export async function handleOAuth(ctx: SnContext, params: Record<string, unknown>): Promise<JsonRecord> {

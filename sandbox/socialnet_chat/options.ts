@@ -13,6 +13,12 @@ export interface SocialnetChatOptions {
   platformAbbreviation?: string;
   /** Require `appsecret_proof` on every API call (an app setting on the real platform). */
   requireAppSecretProof?: boolean;
+  /**
+   * The app passed the platform's review for the user-profile fields `gender`, `timezone` and
+   * `locale`. Default false, as for most apps: asking for one of them fails the whole profile call
+   * with code 100, subcode 2018247.
+   */
+  profileFieldsReviewed?: boolean;
   /** Message tags accepted with messaging_type MESSAGE_TAG. */
   acceptedTags?: string[];
   /** Download attachment URLs given to the Send API, as the real platform does. Default true. */
@@ -39,6 +45,7 @@ export interface ResolvedSocialnetChatOptions {
   appName: string;
   platformAbbreviation: string;
   requireAppSecretProof: boolean;
+  profileFieldsReviewed: boolean;
   acceptedTags: string[];
   fetchAttachmentUrls: boolean;
   attachmentFetchTimeoutMs: number;
@@ -60,6 +67,7 @@ export function resolveOptions(o: SocialnetChatOptions, defaults: { appId: strin
     appName: o.appName ?? 'Sandbox App',
     platformAbbreviation: o.platformAbbreviation ?? 'sn',
     requireAppSecretProof: o.requireAppSecretProof ?? false,
+    profileFieldsReviewed: o.profileFieldsReviewed ?? false,
     acceptedTags: o.acceptedTags ?? CURRENT_TAGS,
     fetchAttachmentUrls: o.fetchAttachmentUrls ?? true,
     attachmentFetchTimeoutMs: o.attachmentFetchTimeoutMs ?? 10_000,

@@ -22,7 +22,14 @@ const BODY_LIMIT = 30 * 1024 * 1024;
 export function createSocialnetChatStandIn(options: SocialnetChatOptions = {}): StandIn<SocialnetChatState> {
   const opts = resolveOptions(options, { appId: randomDigits(15), appSecret: randomAlnum(32).toLowerCase() });
   const state: SocialnetChatState = {
-    app: { id: opts.appId, secret: opts.appSecret, name: opts.appName, requireAppSecretProof: opts.requireAppSecretProof, subscription: null },
+    app: {
+      id: opts.appId,
+      secret: opts.appSecret,
+      name: opts.appName,
+      requireAppSecretProof: opts.requireAppSecretProof,
+      profileFieldsReviewed: opts.profileFieldsReviewed,
+      subscription: null,
+    },
     admins: new Map(),
     pages: new Map(),
     tokens: new Map(),

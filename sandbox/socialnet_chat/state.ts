@@ -20,6 +20,8 @@ export interface SnApp {
   secret: string;
   name: string;
   requireAppSecretProof: boolean;
+  /** The app review that opens `gender`, `timezone` and `locale` of user profiles. */
+  profileFieldsReviewed: boolean;
   subscription: SnSubscription | null;
 }
 

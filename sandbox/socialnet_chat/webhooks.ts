@@ -54,14 +54,17 @@ export class SocialnetWebhooks {
     return null;
   }
 
-  /** Sends one messaging event in the standard envelope and waits for the service's answer. */
+  /**
+   * Sends one messaging event in the standard envelope and waits for the service's answer. Events
+   * of a thread another app owns (handover protocol) come under `standby` instead of `messaging`.
+   */
   async deliver(pageId: string, field: WebhookField, event: JsonRecord): Promise<DeliveryOutcome> {
     const reason = this.blockedReason(pageId, field);
     const sub = this.state.app.subscription;
     if (reason !== null || !sub) return { delivered: false, reason: reason ?? 'no subscription' };
     const envelope = {
       object: 'page',
-      entry: [{ id: pageId, time: this.state.clock.now(), messaging: [event] }],
+      entry: [{ id: pageId, time: this.state.clock.now(), [field === 'standby' ? 'standby' : 'messaging']: [event] }],
     };
     const body = this.options.escapeWebhookJson ? escapedJson(envelope) : JSON.stringify(envelope);
     const record = await this.state.webhooks.send({

@@ -33,7 +33,8 @@ Each channel's events (\`message_echo\`, \`message_received\`, \`messages_delive
 when the administration app's webhook tab asks for one: signed, retried and logged like any event. Also
 beyond it, \`channel_state_changed\` tells an rbm channel's webhook each change of its agent's state
 (\`{"event":"channel_state_changed","timestamp":...,"data":{"channel":{"id","type","name"},"agent_state":"created","previous_agent_state":"create_requested","reason":null}}\`;
-\`reason\` is the platform's, e.g. a rejected launch's comment).
+\`reason\` is the platform's, e.g. a rejected launch's comment), and a socialnet_chat channel's webhook when the
+platform stops taking its page token (\`"page_state":"disconnected"\`, shown in \`socialnet_page\` while it lasts).
 
 ## Beyond the messaging API specification
 ${PRODUCT_NAME} implements the messaging API specification and adds the parts marked

@@ -1,7 +1,27 @@
 import { Type } from '@sinclair/typebox';
+import { ApiError } from '../lib/errors.js';
 import { Nullable } from '../schemas/common.js';
+import type { Content } from '../schemas/content.js';
 import type { ChannelTypeDefinition } from './definition.js';
-import { NO_CONTACT_FIELDS, NO_SEND_POLICIES, NO_SETTINGS, PLAIN_UPDATE, Str, strict } from './common.js';
+import { NO_CONTACT_FIELDS, NO_SETTINGS, PLAIN_UPDATE, Str, strict } from './common.js';
+
+const filled = (s: string | undefined) => s !== undefined && s.trim() !== '';
+
+/**
+ * A card without an image goes out as a text message (its title, text and item URL) carrying its
+ * buttons; the platform refuses a message whose text is empty or only white space ("message text
+ * is empty"), so such a card is refused here, naming the field that would carry the text.
+ */
+function checkContent(content: Content): undefined {
+  if (content.type !== 'structure' || Array.isArray(content.payload)) return undefined;
+  const card = content.payload;
+  if (filled(card.image_url) || filled(card.title) || filled(card.text) || filled(card.item_url)) return undefined;
+  throw ApiError.invalid(
+    'content.payload.title',
+    card.title ?? null,
+    "Property 'content.payload.title' is required on botmsg for a card without an image: the platform refuses a message without text (give a title or text).",
+  );
+}
 
 /** A chat bot platform: synchronous sends to chat ids; the bot's name comes from the platform. */
 export const botmsg: ChannelTypeDefinition = {
@@ -32,7 +52,7 @@ export const botmsg: ChannelTypeDefinition = {
   },
   update: PLAIN_UPDATE,
   contactView: NO_CONTACT_FIELDS,
-  send: NO_SEND_POLICIES,
+  send: { reservedMetadata: [], checkContent },
   settings: NO_SETTINGS,
   inboundEndpoints: [],
   webChat: false,

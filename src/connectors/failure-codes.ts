@@ -45,6 +45,7 @@ const BY_TYPE: Partial<Record<ChannelType, Record<string, MessageFailedCode>>> =
   },
   botmsg: {
     '403': 2, // bot blocked by the user, user deactivated, conversation never started
+    chat_not_found: 3, // 400 "Bad Request: chat not found" (botmsg/api.ts)
     no_recipient: 3,
   },
 };

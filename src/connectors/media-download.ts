@@ -71,6 +71,40 @@ export class MediaDownloader {
 
   /** GETs `url` within `timeoutMs` (all hops together) and at most `maxBytes` of body. */
   async download(url: string, timeoutMs: number, maxBytes: number, headers: Record<string, string> = {}): Promise<PlatformResult<Downloaded>> {
+    return this.withDeadline(timeoutMs, async (signal, deadline) => {
+      const res = await this.follow(url, 'GET', headers, signal, deadline);
+      if (!res.ok) return res;
+      return await this.readBody(res.value, maxBytes, deadline);
+    });
+  }
+
+  /**
+   * The size of the file at `url` in bytes, without downloading it: a `HEAD` request's
+   * `Content-Length`; where a server answers HEAD without one (or refuses HEAD), a ranged `GET` of
+   * the first byte (`Content-Range: bytes 0-0/<size>`, or the `Content-Length` of a server that
+   * ignores ranges, whose body is then not read). `unknown_size` when neither tells.
+   */
+  async sizeOf(url: string, timeoutMs: number): Promise<PlatformResult<number>> {
+    return this.withDeadline(timeoutMs, async (signal, deadline) => {
+      const head = await this.follow(url, 'HEAD', {}, signal, deadline);
+      if (head.ok) {
+        await drain(head.value.body);
+        const length = sizeHeader(head.value.headers['content-length']);
+        if (length !== null) return { ok: true, value: length };
+      } else if (!['405', '501', '403'].includes(head.code)) {
+        return head;
+      }
+      const ranged = await this.follow(url, 'GET', { range: 'bytes=0-0' }, signal, deadline);
+      if (!ranged.ok) return ranged;
+      const res = ranged.value;
+      const total = res.statusCode === 206 ? rangeTotal(res.headers['content-range']) : sizeHeader(res.headers['content-length']);
+      cut(res.body);
+      if (total === null) return failure('unknown_size', 'The file server tells neither the length of the file nor the total of a range.');
+      return { ok: true, value: total };
+    });
+  }
+
+  private async withDeadline<T>(timeoutMs: number, run: (signal: AbortSignal, deadline: Deadline) => Promise<PlatformResult<T>>): Promise<PlatformResult<T>> {
     const controller = new AbortController();
     const deadline = { timedOut: false, timeoutMs };
     const timer = setTimeout(() => {
@@ -78,48 +112,59 @@ export class MediaDownloader {
       controller.abort();
     }, timeoutMs);
     try {
-      let current = url;
-      let sendHeaders = headers;
-      for (let hop = 0; ; hop++) {
-        let target: URL;
-        try {
-          target = new URL(current);
-        } catch {
-          return failure('bad_url', 'The file URL is not a valid URL.');
-        }
-        if (target.protocol !== 'http:' && target.protocol !== 'https:') return failure('bad_url', 'The file URL is not an http or https URL.');
-        const refused = literalRefusal(target, this.options.allowlist, SETTING);
-        if (refused) return failure('address_refused', refused);
-        let res: Dispatcher.ResponseData;
-        try {
-          res = await this.agent.request({
-            origin: target.origin,
-            path: `${target.pathname}${target.search}`,
-            method: 'GET',
-            headers: sendHeaders,
-            signal: controller.signal,
-          });
-        } catch (error) {
-          return unreachable(error, deadline);
-        }
-        const location = res.headers.location;
-        if (res.statusCode >= 300 && res.statusCode < 400 && typeof location === 'string') {
-          await drain(res.body);
-          if (hop >= this.maxRedirects) return failure('too_many_redirects', `The file URL redirected more than ${this.maxRedirects} times.`);
-          const next = new URL(location, target);
-          // Credentials meant for the platform do not follow a redirect to another origin.
-          if (next.origin !== target.origin) sendHeaders = {};
-          current = next.toString();
-          continue;
-        }
-        if (res.statusCode < 200 || res.statusCode >= 300) {
-          await drain(res.body);
-          return failure(String(res.statusCode), `Downloading the file failed with HTTP ${res.statusCode}.`, res.statusCode >= 500 || res.statusCode === 429);
-        }
-        return await this.readBody(res, maxBytes, deadline);
-      }
+      return await run(controller.signal, deadline);
     } finally {
       clearTimeout(timer);
+    }
+  }
+
+  /** Sends `method` to `url`, following redirects (each target checked); answers the final 2xx response with its body unread. */
+  private async follow(
+    url: string,
+    method: 'GET' | 'HEAD',
+    headers: Record<string, string>,
+    signal: AbortSignal,
+    deadline: Deadline,
+  ): Promise<PlatformResult<Dispatcher.ResponseData>> {
+    let current = url;
+    let sendHeaders = headers;
+    for (let hop = 0; ; hop++) {
+      let target: URL;
+      try {
+        target = new URL(current);
+      } catch {
+        return failure('bad_url', 'The file URL is not a valid URL.');
+      }
+      if (target.protocol !== 'http:' && target.protocol !== 'https:') return failure('bad_url', 'The file URL is not an http or https URL.');
+      const refused = literalRefusal(target, this.options.allowlist, SETTING);
+      if (refused) return failure('address_refused', refused);
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await this.agent.request({
+          origin: target.origin,
+          path: `${target.pathname}${target.search}`,
+          method,
+          headers: sendHeaders,
+          signal,
+        });
+      } catch (error) {
+        return unreachable(error, deadline);
+      }
+      const location = res.headers.location;
+      if (res.statusCode >= 300 && res.statusCode < 400 && typeof location === 'string') {
+        await drain(res.body);
+        if (hop >= this.maxRedirects) return failure('too_many_redirects', `The file URL redirected more than ${this.maxRedirects} times.`);
+        const next = new URL(location, target);
+        // Credentials meant for the platform do not follow a redirect to another origin.
+        if (next.origin !== target.origin) sendHeaders = headers.range === undefined ? {} : { range: headers.range };
+        current = next.toString();
+        continue;
+      }
+      if (res.statusCode < 200 || res.statusCode >= 300) {
+        await drain(res.body);
+        return failure(String(res.statusCode), `Downloading the file failed with HTTP ${res.statusCode}.`, res.statusCode >= 500 || res.statusCode === 429);
+      }
+      return { ok: true, value: res };
     }
   }
 
@@ -148,6 +193,16 @@ export class MediaDownloader {
     const contentType = (typeof type === 'string' ? type : 'application/octet-stream').split(';')[0]!.trim() || 'application/octet-stream';
     return { ok: true, value: { bytes: Buffer.concat(chunks, size), contentType } };
   }
+}
+
+function sizeHeader(value: string | string[] | undefined): number | null {
+  return typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value.trim()) : null;
+}
+
+/** The total of `Content-Range: bytes 0-0/<total>` (null when it is `*` or missing). */
+function rangeTotal(value: string | string[] | undefined): number | null {
+  const match = typeof value === 'string' ? /^bytes\s+\d+-\d+\/(\d+)\s*$/i.exec(value) : null;
+  return match ? Number(match[1]) : null;
 }
 
 /** The `host:port` of a base URL, as an allowlist entry that opens exactly that service. */

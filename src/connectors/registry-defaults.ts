@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { ConnectorRegistry } from './connector.js';
+import { ConnectorRegistry, type ChannelStateReports } from './connector.js';
 import { createBotmsgConnector } from './botmsg/connector.js';
 import { DEFAULT_MAX_MEDIA_BYTES as BOTMSG_MAX_MEDIA } from './botmsg/options.js';
 import { createSocialnetChatConnector } from './socialnet_chat/connector.js';
@@ -56,6 +56,8 @@ export type PlatformConnectorSettings = ConnectorSettings & {
   publicUrl: string;
   /** The service's clock (ms), for platform signatures with a time (the SMS provider's JWT); Date.now when not given. */
   now?: () => number;
+  /** Where connectors report channel states their calls revealed (a disconnected page). */
+  channelStates?: ChannelStateReports;
 };
 
 /** The registry with every platform connector that is built, configured from the settings. */
@@ -82,6 +84,7 @@ export function defaultConnectors(settings: PlatformConnectorSettings): Connecto
       timeoutMs: settings.platforms.timeoutMs,
       maxMediaBytes: SOCIALNET_MAX_MEDIA,
       media,
+      ...(settings.channelStates ? { channelStates: settings.channelStates } : {}),
     }),
   );
   registry.register(

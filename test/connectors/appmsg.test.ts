@@ -5,7 +5,7 @@ import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhooks.js';
 import { eventually } from '../helpers/waits.js';
-import { http, startMediaServer, type JsonAnswer, type MediaServer } from './helpers/harness.js';
+import { HUGE_VIDEO, http, startMediaServer, type JsonAnswer, type MediaServer } from './helpers/harness.js';
 import { createAppmsgStandIn } from '../../sandbox/appmsg/server.js';
 
 const AUTH_HEADER = 'X-Test-Auth-Token';
@@ -363,6 +363,25 @@ for (const { dialect, skip, test } of await dialects()) {
         return n === cases.length ? n : undefined;
       });
       assert.equal(echoes, cases.length);
+      // The size of a video or file is asked of its server (HEAD); the file is not downloaded.
+      const sized = media.requests.filter((r) => r.name === 'clip.mp4' || r.name === 'terms.pdf');
+      assert.deepEqual(
+        sized.map((r) => r.method),
+        ['HEAD', 'HEAD'],
+      );
+    });
+
+    test('a video over the platform limit is refused from its size alone (HEAD), never downloaded', async () => {
+      const bot = await connect();
+      const { userId, contactId } = await subscribedUser(bot);
+      const res = await send(bot, contactId, { type: 'video', payload: { url: media.url(HUGE_VIDEO.name) } });
+      assert.equal(res.status, 502, res.text);
+      assert.match(res.body.errors[0].message, /larger than the platform takes \(26 MB\)/);
+      assert.deepEqual(
+        media.requests.filter((r) => r.name === HUGE_VIDEO.name).map((r) => r.method),
+        ['HEAD'],
+      );
+      assert.equal((await sentToUser(bot, userId)).length, 0);
     });
 
     test("the platform's limits are enforced at Send Message (422 naming the field), nothing sent", async () => {

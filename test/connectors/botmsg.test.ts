@@ -64,7 +64,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['received
       const webhook = (await h.bmSandbox(`/bots/${bot.botId}/webhook`)).body.webhook;
       assert.equal(webhook.url, `${h.s.baseUrl}/inbound/${bot.channelId}/updates`);
       assert.match(webhook.secretToken, /^[A-Za-z0-9_-]{32,256}$/);
-      assert.deepEqual(webhook.allowedUpdates, ['message', 'callback_query']);
+      assert.deepEqual(webhook.allowedUpdates, ['message', 'callback_query', 'my_chat_member']);
 
       const bad = await h.s.api.post('/v1/channels', { type: 'botmsg', name: 'x', botmsg: { access_token: '123:wrong' } });
       assert.equal(bad.status, 422, bad.text);
@@ -275,6 +275,42 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['received
       assert.equal(listed.body.filter((m: any) => m.content.payload === 'only once').length, 1);
       await new Promise((r) => setTimeout(r, 300));
       assert.equal(bot.hook.events.filter((e) => e.event === 'message_received' && e.data.content.payload === 'only once').length, 1);
+    });
+
+    test('a card with buttons and no title or text (white space only) is refused at Send Message (422 naming the field), nothing sent', async () => {
+      const bot = await connectBot();
+      const { userId, contactId } = await startedUser(bot);
+      const before = (await sentByBot(bot, userId)).length;
+      const buttons = [{ type: 'postback', title: 'Order', payload: 'ORDER' }];
+      for (const payload of [{ buttons }, { title: '  ', buttons }, { text: ' \n ', buttons }]) {
+        const res = await send(bot, contactId, { type: 'structure', payload });
+        assert.equal(res.status, 422, res.text);
+        assert.equal(res.body.errors[0].field, 'content.payload.title');
+      }
+      assert.equal((await sentByBot(bot, userId)).length, before, 'nothing reached the platform');
+      // The smallest card that carries text goes out; so does one whose only text is its image's link.
+      assert.equal((await send(bot, contactId, { type: 'structure', payload: { text: 'x', buttons } })).status, 201);
+      const image = await send(bot, contactId, { type: 'structure', payload: { title: ' ', image_url: h.media.url('photo.png'), buttons } });
+      assert.equal(image.status, 201, image.text);
+      assert.equal((await sentByBot(bot, userId)).at(-1).method, 'sendPhoto');
+    });
+
+    test('an unknown chat (400 chat not found) fails the message with code 3; blocking the bot reaches the service as my_chat_member', async () => {
+      const bot = await connectBot();
+      const { userId, contactId } = await startedUser(bot);
+      await h.bmSandbox('/faults', { kind: 'error', endpoint: 'sendMessage', status: 400, message: 'Bad Request: chat not found', count: 1 });
+      const lost = await send(bot, contactId, { type: 'text', payload: 'anyone?' });
+      assert.equal(lost.status, 502, lost.text);
+      const stored = await h.s.api.get(`/v1/channels/${bot.channelId}/contacts/${contactId}/messages`);
+      const failed = stored.body.find((m: any) => m.content.payload === 'anyone?');
+      assert.equal(failed.status, 'failed');
+      assert.equal(failed.error.code, 3, JSON.stringify(failed.error));
+      await http('DELETE', `${h.bmBase}/_sandbox/faults`);
+      // The bot asks for membership updates: the user's block is delivered and answered 200.
+      const blocked = await h.bmSandbox(`/bots/${bot.botId}/users/${userId}/block`, {});
+      assert.equal(blocked.body.webhook_skipped, undefined, blocked.text);
+      assert.equal(blocked.body.webhook?.status, 200, blocked.text);
+      assert.equal(blocked.body.update.my_chat_member.new_chat_member.status, 'kicked');
     });
 
     test('platform failures answer 502 with the reason: blocked user, rate limit, 5xx, timeout', async () => {

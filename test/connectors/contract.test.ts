@@ -49,7 +49,17 @@ test('the registry answers which roles a type plays, and nothing for a role it d
   const registry = builtConnectors();
   assert.deepEqual(registry.rolesOf('service_chat'), ['sender', 'localDelivery']);
   assert.deepEqual(registry.rolesOf('botmsg'), ['sender', 'notifications', 'channelInbound', 'media', 'verifier']);
-  assert.deepEqual(registry.rolesOf('socialnet_chat'), ['sender', 'notifications', 'appInbound', 'handshake', 'media', 'profiles', 'verifier', 'settings']);
+  assert.deepEqual(registry.rolesOf('socialnet_chat'), [
+    'sender',
+    'notifications',
+    'appInbound',
+    'handshake',
+    'media',
+    'profiles',
+    'verifier',
+    'settings',
+    'channelState',
+  ]);
   assert.deepEqual(registry.rolesOf('mobile'), []);
   assert.equal(registry.role('mobile', 'sender'), undefined);
   assert.equal(registry.role('service_chat', 'notifications'), undefined, 'the service is its own platform: nothing to call');

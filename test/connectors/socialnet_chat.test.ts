@@ -2,6 +2,7 @@ import { describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { dialects } from '../helpers/databases.js';
+import { eventually } from '../helpers/waits.js';
 import type { WebhookReceiver } from '../helpers/webhooks.js';
 import { APP_ID, APP_SECRET, http, startHarness, VERIFY_TOKEN, type Harness } from './helpers/harness.js';
 
@@ -15,7 +16,12 @@ interface Page {
 }
 
 for (const { dialect, skip, test } of await dialects({
-  postgresSmoke: ['message_received: text, quick-reply payload', 'sending every content type the platform takes'],
+  postgresSmoke: [
+    'message_received: text, quick-reply payload',
+    'sending every content type the platform takes',
+    'a failed profile read is not taken as done',
+    'a page whose token the platform refuses',
+  ],
 })) {
   describe(`socialnet_chat connector over real HTTP (${dialect})`, { skip }, () => {
     let h: Harness;
@@ -100,6 +106,72 @@ for (const { dialect, skip, test } of await dialects({
       await http('DELETE', `${h.snBase}/_sandbox/faults`);
       const count = (await h.s.api.get('/v1/channels?max=100')).body.filter((c: any) => c.socialnet_page?.id === made.body.page.id).length;
       assert.equal(count, 1, 'only the accepted channel was saved');
+    });
+
+    test('connecting a page of an admin with more than 25 pages: the page list is read page by page', async () => {
+      const first = await h.snSandbox('/pages', { name: 'Chain HQ', category: 'Restaurant' });
+      const admin = first.body.admin;
+      let last = first;
+      for (let i = 0; i < 29; i++) {
+        last = await h.snSandbox('/pages', { name: `Branch ${i}`, category: 'Restaurant', admin_id: admin.id });
+        assert.equal(last.status, 201, last.text);
+      }
+      const res = await h.s.api.post('/v1/channels', {
+        type: 'socialnet_chat',
+        name: 'Branch 28',
+        socialnet_page: { id: last.body.page.id, access_token: admin.user_access_token },
+      });
+      assert.equal(res.status, 201, res.text);
+      assert.equal(res.body.socialnet_page.name, 'Branch 28');
+      const listed = ((await h.snSandbox('/requests?path_contains=/accounts')).body.requests as any[]).filter((r) => r.method === 'GET');
+      assert.ok(listed.length >= 2, 'the second page of the list was asked for');
+      assert.ok(listed.some((r) => typeof r.query.after === 'string'));
+    });
+
+    test('the page and the app subscribe to referrals and standby: a short link re-entry is an opt_in, a message on standby is received', async () => {
+      const page = await h.connectPage();
+      const platformPage = await h.snSandbox(`/pages/${page.pageId}`);
+      for (const field of ['messaging_referrals', 'standby']) {
+        assert.ok(platformPage.body.page.subscribed_fields.includes(field), field);
+        assert.ok((await h.snSandbox('/app')).body.subscription.fields.includes(field), field);
+      }
+      const psid = await newUser(page);
+      const { contactId } = await userSays(page, psid, 'hello');
+      const referral = await h.snSandbox(`/pages/${page.pageId}/users/${psid}/referral`, { ref: 'summer-promo' });
+      assert.equal(referral.body.webhook?.status, 200, referral.text);
+      const optIn = await page.hook.waitFor('opt_in', (e) => e.data.opt_in.type === 'referral');
+      assert.deepEqual(optIn.data.opt_in, { type: 'referral', payload: 'summer-promo' });
+      assert.equal(optIn.data.contact.id, contactId);
+      const standby = await h.snSandbox(`/pages/${page.pageId}/users/${psid}/standby`, { text: 'is a human there?' });
+      assert.equal(standby.body.webhook?.status, 200, standby.text);
+      const received = await page.hook.waitFor('message_received', (e) => e.data.content.payload === 'is a human there?');
+      assert.equal(received.data.contact.id, contactId);
+    });
+
+    test('a page whose token the platform refuses (190) is marked disconnected and announced; a new token connects it again', async () => {
+      const page = await h.connectPage('Corner Bakery');
+      const psid = await newUser(page);
+      const { contactId } = await userSays(page, psid, 'hello');
+      assert.equal(page.body.socialnet_page.page_state, undefined, 'a connected page shows the specification fields only');
+      await h.snSandbox(`/pages/${page.pageId}/disconnect`, { reason: 'password_changed' });
+      const refused = await send(page, { id: contactId }, { type: 'text', payload: 'anyone?' });
+      assert.equal(refused.status, 502, refused.text);
+      const changed = await page.hook.waitFor('channel_state_changed');
+      assert.equal(changed.data.page_state, 'disconnected');
+      assert.equal(changed.data.channel.id, page.channelId);
+      assert.match(changed.data.reason, /page is disconnected/);
+      const shown = await eventually(async () => {
+        const got = await h.s.api.get(`/v1/channels/${page.channelId}`);
+        return got.body.socialnet_page.page_state === 'disconnected' ? got.body.socialnet_page : undefined;
+      });
+      assert.match(shown.page_state_reason, /page is disconnected/);
+      // The admin connects the page again on the platform and gives the channel a new token.
+      const again = await h.snSandbox(`/pages/${page.pageId}/reconnect`, {});
+      assert.equal(again.status, 200, again.text);
+      const updated = await h.s.api.patch(`/v1/channels/${page.channelId}`, { socialnet_page: { access_token: again.body.access_token } });
+      assert.equal(updated.status, 200, updated.text);
+      assert.equal(updated.body.socialnet_page.page_state, undefined);
+      assert.equal((await send(page, { id: contactId }, { type: 'text', payload: 'back' })).status, 201);
     });
 
     test('message_received: text, quick-reply payload, location and re-hosted attachments', async () => {
@@ -207,6 +279,10 @@ for (const { dialect, skip, test } of await dialects({
       assert.equal(ok.status, 200);
       assert.equal(ok.text, '1158201444');
       assert.equal((await http('GET', `${url}&hub.verify_token=guess`)).status, 403);
+      // The token is compared exactly: another case is another token.
+      assert.notEqual(VERIFY_TOKEN, VERIFY_TOKEN.toLowerCase());
+      assert.equal((await http('GET', `${url}&hub.verify_token=${VERIFY_TOKEN.toLowerCase()}`)).status, 403);
+      assert.equal((await http('GET', `${url}&hub.verify_token=${VERIFY_TOKEN.toUpperCase()}`)).status, 403);
       assert.equal((await http('GET', `${h.s.baseUrl}/inbound/botmsg?hub.mode=subscribe`)).status, 404);
     });
 
@@ -347,6 +423,7 @@ for (const { dialect, skip, test } of await dialects({
       const plusOne = await send(page, contact, { type: 'text', payload: 'still there?' });
       assert.equal(plusOne.status, 502);
       assert.match(plusOne.body.errors[0].message, /outside of allowed window/);
+      assert.match(plusOne.body.errors[0].message, /metadata\.tag \(human_agent up to 7 days/, 'the reason says what to do');
       assert.equal((await last()).message.text, 'c', 'nothing more reached the user');
       const requests = (await h.snSandbox(`/requests?path_contains=/messages`)).body.requests as any[];
       assert.equal(requests.at(-1).body.messaging_type, 'RESPONSE');
@@ -492,24 +569,68 @@ for (const { dialect, skip, test } of await dialects({
       assert.notEqual(started.data.contact.id, contactId, 'a new user becomes a new contact');
     });
 
-    test('Get Contact reads the profile once and re-hosts the picture', async () => {
+    test('Get Contact reads the profile once and re-hosts the picture; an app without review gets name and picture, a reviewed one gender and time zone', async () => {
       const page = await h.connectPage();
       const psid = await newUser(page, { first_name: 'Karel', last_name: 'Dvořák', gender: 'male', timezone: -5 });
       const { contactId } = await userSays(page, psid, 'hello');
-      const profileCalls = async () => ((await h.snSandbox(`/requests?path_contains=${psid}`)).body.requests as any[]).filter((r) => r.method === 'GET').length;
+      const profileCalls = async (id = psid) =>
+        ((await h.snSandbox(`/requests?path_contains=${id}`)).body.requests as any[]).filter((r) => r.method === 'GET').map((r) => r.query.fields);
+      // The stand-in plays an app without the platform's review of gender and time zone (the usual case).
       const got = await h.s.api.get(`/v1/channels/${page.channelId}/contacts/${contactId}`);
       assert.equal(got.status, 200, got.text);
       assert.equal(got.body.name, 'Karel Dvořák');
-      assert.equal(got.body.gender, 'male');
-      assert.equal(got.body.time_zone, '-5');
+      assert.equal(got.body.gender, undefined);
+      assert.equal(got.body.time_zone, undefined);
       assert.ok(got.body.photo_url.startsWith(`${h.s.baseUrl}/files/`), got.body.photo_url);
       const picture = await fetch(got.body.photo_url);
       assert.equal(picture.status, 200);
       assert.equal(picture.headers.get('content-type'), 'image/png');
-      assert.equal(await profileCalls(), 1);
+      assert.deepEqual(await profileCalls(), ['first_name,last_name,profile_pic,gender,timezone', 'first_name,last_name,profile_pic']);
       const again = await h.s.api.get(`/v1/channels/${page.channelId}/contacts/${contactId}`);
       assert.deepEqual(again.body, got.body);
-      assert.equal(await profileCalls(), 1, 'the second Get Contact does not ask the platform');
+      assert.equal((await profileCalls()).length, 2, 'the second Get Contact does not ask the platform');
+
+      await http('PATCH', `${h.snBase}/_sandbox/app`, { profile_fields_reviewed: true });
+      try {
+        const reviewed = await newUser(page, { first_name: 'Eva', last_name: 'Malá', gender: 'female', timezone: 1 });
+        const { contactId: evaId } = await userSays(page, reviewed, 'hi');
+        const eva = await h.s.api.get(`/v1/channels/${page.channelId}/contacts/${evaId}`);
+        assert.deepEqual([eva.body.name, eva.body.gender, eva.body.time_zone], ['Eva Malá', 'female', '1']);
+        assert.deepEqual(await profileCalls(reviewed), ['first_name,last_name,profile_pic,gender,timezone']);
+      } finally {
+        await http('PATCH', `${h.snBase}/_sandbox/app`, { profile_fields_reviewed: false });
+      }
+    });
+
+    test('a failed profile read is not taken as done: asked again after a back-off, then the contact gets its name', async () => {
+      const page = await h.connectPage();
+      const psid = await newUser(page, { first_name: 'Petr', last_name: 'Novák' });
+      const { contactId } = await userSays(page, psid, 'hello');
+      const calls = async () => ((await h.snSandbox(`/requests?path_contains=${psid}`)).body.requests as any[]).filter((r) => r.method === 'GET').length;
+      const get = () => h.s.api.get(`/v1/channels/${page.channelId}/contacts/${contactId}`);
+      // A refusal that is not about the review (a permission the page lost for a while).
+      await h.snSandbox('/faults', {
+        kind: 'error',
+        endpoint: 'user_profile',
+        code: 200,
+        subcode: 2018028,
+        message: '(#200) Cannot message users who are not admins',
+      });
+      const refused = await get();
+      assert.equal(refused.status, 200, refused.text);
+      assert.equal(refused.body.name, contactId, 'no name yet');
+      assert.equal(await calls(), 1);
+      assert.equal((await get()).body.name, contactId);
+      assert.equal(await calls(), 1, 'within the back-off the platform is not asked');
+      h.clock.advance(61_000);
+      try {
+        const later = await get();
+        assert.equal(later.body.name, 'Petr Novák');
+        assert.ok(later.body.photo_url);
+        assert.equal(await calls(), 3, 'asked again: the full fields, then the basic ones');
+      } finally {
+        h.clock.offset = 0;
+      }
     });
 
     test('settings are validated, pushed to the platform (nested menus flattened), deleted, and the rate limit answers 502', async () => {

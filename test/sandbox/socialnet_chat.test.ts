@@ -452,6 +452,30 @@ test('opt-ins: send_to_socialnet, checkbox user_ref, phone number acceptance', a
   assert.equal(again.status, 404);
 });
 
+test('page accounts are cursor-paged: 25 by default, paging.next until the last page', async (t) => {
+  const s = await setup(t);
+  const admin = String(at((await get(`${s.base}/_sandbox/pages/${s.pageId}`)).body, 'page', 'admin_id'));
+  for (let i = 0; i < 29; i++) assert.equal((await post(`${s.base}/_sandbox/pages`, { name: `Branch ${i}`, admin_id: admin })).status, 201);
+  const ids: string[] = [];
+  const sizes: number[] = [];
+  let url: string | undefined = `${s.api}/me/accounts?access_token=${s.userToken}`;
+  while (url !== undefined) {
+    const answer: { status: number; body: any } = await get(url);
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    const data = answer.body.data as Array<{ id: string }>;
+    sizes.push(data.length);
+    ids.push(...data.map((p) => p.id));
+    url = answer.body.paging?.next as string | undefined;
+  }
+  assert.deepEqual(sizes, [25, 5]);
+  assert.equal(new Set(ids).size, 30);
+  assert.ok(ids.includes(s.pageId));
+  const small: { body: any } = await get(`${s.api}/me/accounts?limit=10&access_token=${s.userToken}`);
+  assert.equal(small.body.data.length, 10);
+  const second: { body: any } = await get(`${s.api}/me/accounts?limit=10&after=${small.body.paging.cursors.after}&access_token=${s.userToken}`);
+  assert.equal(second.body.data[0].id, ids[10]);
+});
+
 test('tokens: short-lived user token exchange, page accounts, debug_token, expiry', async (t) => {
   const s = await setup(t);
   const appInfo = await get(`${s.base}/_sandbox/app`);
@@ -465,6 +489,7 @@ test('tokens: short-lived user token exchange, page accounts, debug_token, expir
   assert.equal(at(badSecret.body, 'error', 'code'), 1);
 
   const accounts = await get(`${s.api}/me/accounts?access_token=${longToken}`);
+  assert.equal((accounts.body as any).paging?.next, undefined, 'one page: no next');
   const entry = at(accounts.body, 'data', 0) as Record<string, unknown>;
   assert.equal(entry.id, s.pageId);
   assert.equal(entry.name, 'Coffee Shop');
@@ -543,13 +568,24 @@ test('faults: rate limits 4/17/32/613, 5xx, hanging responses', async (t) => {
   assert.equal(at(abusive.body, 'error', 'code'), 368);
 });
 
-test('user profile with gender, timezone and a real PNG profile picture; only after the user started', async (t) => {
+test('user profile with gender, timezone and a real PNG profile picture; only after the user started; gender, timezone and locale only after the app review', async (t) => {
   const s = await setup(t);
   const psid = await newUser(s);
   const before = await get(`${s.api}/${psid}?fields=first_name&access_token=${s.pageToken}`);
   assert.equal(at(before.body, 'error', 'code'), 100);
   assert.equal(at(before.body, 'error', 'error_subcode'), 33);
   await userSays(s, psid, 'hi');
+  // An app without the review: one reviewed field fails the whole call; the basic ones answer.
+  for (const field of ['gender', 'timezone', 'locale']) {
+    const refused = await get(`${s.api}/${psid}?fields=first_name,last_name,profile_pic,${field}&access_token=${s.pageToken}`);
+    assert.equal(refused.status, 400);
+    assert.deepEqual([at(refused.body, 'error', 'code'), at(refused.body, 'error', 'error_subcode')], [100, 2018247]);
+    assert.equal(at(refused.body, 'error', 'message'), '(#100) Insufficient permission to access user profile');
+  }
+  const basic = await get(`${s.api}/${psid}?fields=first_name,last_name,profile_pic&access_token=${s.pageToken}`);
+  assert.equal(basic.status, 200, JSON.stringify(basic.body));
+  assert.equal(basic.body.first_name, 'Jana');
+  assert.equal((await call('PATCH', `${s.base}/_sandbox/app`, { profile_fields_reviewed: true })).body.profile_fields_reviewed, true);
   const profile = await get(`${s.api}/${psid}?fields=first_name,last_name,name,profile_pic,gender,timezone,locale&access_token=${s.pageToken}`);
   assert.equal(profile.status, 200, JSON.stringify(profile.body));
   assert.equal(profile.body.first_name, 'Jana');

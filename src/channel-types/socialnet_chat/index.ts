@@ -5,6 +5,11 @@ import { Str, strict } from '../common.js';
 import { checkMetadata, directDefaults, RESERVED_METADATA } from './metadata.js';
 import { settings } from './settings.js';
 
+/** Configuration keys of the page's connection state and the platform's reason for it. */
+export const PAGE_STATE_KEY = 'page_state';
+export const PAGE_REASON_KEY = 'page_state_reason';
+const PAGE_DISCONNECTED = 'disconnected';
+
 /** The profile fields a contact shows, as the platform gave them. */
 function profileFields(contact: ContactFields) {
   const view: { user_ref?: string; gender?: string; time_zone?: string | number; photo_url?: string } = {};
@@ -41,13 +46,28 @@ export const socialnetChat: ChannelTypeDefinition = {
     required: true,
   },
   view: {
-    schema: Type.Object({ id: Type.String(), name: Nullable(Type.String()), category: Nullable(Type.String()), access_token: Type.String() }),
+    schema: Type.Object({
+      id: Type.String(),
+      name: Nullable(Type.String()),
+      category: Nullable(Type.String()),
+      access_token: Type.String(),
+      page_state: Type.Optional(
+        Type.Literal(PAGE_DISCONNECTED, {
+          description:
+            'Beyond the specification: shown only when the platform refused the page token (code 190: expired, password changed, app removed). Sending answers 502 until the channel is updated with a new token.',
+        }),
+      ),
+      page_state_reason: Type.Optional(Type.String({ description: "The platform's reason for the disconnection." })),
+    }),
     render: ({ own }) => ({
       socialnet_page: {
         id: String(own.id),
         name: (own.name as string | undefined) ?? null,
         category: (own.category as string | undefined) ?? null,
         access_token: String(own.access_token),
+        ...(own[PAGE_STATE_KEY] === PAGE_DISCONNECTED
+          ? { page_state: PAGE_DISCONNECTED, ...(typeof own[PAGE_REASON_KEY] === 'string' ? { page_state_reason: own[PAGE_REASON_KEY] } : {}) }
+          : {}),
       },
     }),
   },
@@ -59,4 +79,7 @@ export const socialnetChat: ChannelTypeDefinition = {
   settings,
   inboundEndpoints: [],
   webChat: false,
+  // The page's connection: the platform disconnects it (its token stops working); a send, a
+  // notification or a profile read that meets this reports it, Get Channel `?refresh=true` reads it.
+  platformState: { key: PAGE_STATE_KEY, requested: [], reasonKey: PAGE_REASON_KEY, testersKey: 'testers' },
 };

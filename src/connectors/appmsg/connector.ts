@@ -79,14 +79,17 @@ export function createAppmsgConnector(options: AppmsgOptions) {
     },
   };
 
-  /** The size the platform wants with a video or file, read from the URL through the address guard. */
+  /**
+   * The size the platform wants with a video or file, asked of the URL through the address guard
+   * (a HEAD request, or a ranged GET of one byte): the file itself is not downloaded.
+   */
   async function sizeOf(url: string, kind: 'video' | 'file'): Promise<PlatformResult<number>> {
     const max = kind === 'video' ? MAX_VIDEO_BYTES : MAX_FILE_BYTES;
-    const got = await options.media.download(url, options.timeoutMs, max);
-    if (got.ok) return { ok: true, value: got.value.bytes.byteLength };
-    if (got.code === 'too_large')
+    const got = await options.media.sizeOf(url, options.timeoutMs);
+    if (!got.ok) return { ...got, message: `The size of the ${kind} could not be read from its URL: ${got.message}` };
+    if (got.value > max)
       return { ok: false, retryable: false, code: 'too_large', message: `The ${kind} is larger than the platform takes (${max / 1024 / 1024} MB).` };
-    return { ...got, message: `The size of the ${kind} could not be read from its URL: ${got.message}` };
+    return got;
   }
 
   const sender = {

@@ -7,6 +7,9 @@ import { httpCall, jsonOf } from '../http.js';
  * 429 is `rate_limited` (its `retry_after` kept as `retryAfterMs`), 5xx and network failures are retryable, the rest
  * are refusals carrying the platform's description.
  */
+/** The failure code of `400 Bad Request: chat not found`. */
+export const CHAT_NOT_FOUND = 'chat_not_found';
+
 export function botFailure(status: number, body: unknown): PlatformFailure {
   const b = (body ?? {}) as { error_code?: unknown; description?: unknown; parameters?: { retry_after?: unknown } };
   const code = typeof b.error_code === 'number' ? b.error_code : status;
@@ -22,6 +25,9 @@ export function botFailure(status: number, body: unknown): PlatformFailure {
       ...(seconds === undefined ? {} : { retryAfterMs: seconds * 1000 }),
     };
   }
+  // 400 covers every refusal of a request; an unknown chat (a user who never wrote, a wrong id)
+  // is only told apart by the documented description.
+  if (code === 400 && /chat not found/i.test(description)) return { ok: false, retryable: false, code: CHAT_NOT_FOUND, message: description };
   return { ok: false, retryable: code >= 500, code: String(code), message: description };
 }
 

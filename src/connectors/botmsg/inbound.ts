@@ -5,8 +5,10 @@ import { buttonRefOf } from './render.js';
 /**
  * Webhook updates, as pure functions. The platform repeats the webhook's
  * secret token in a header (compared in constant time); there is no body signature. One update
- * per call: a private-chat `message` or a `callback_query` (an inline button pressed). Other
- * update types (edits, membership changes, groups) are answered and not reported.
+ * per call: a private-chat `message`, a `callback_query` (an inline button pressed), or a
+ * private-chat `my_chat_member` whose new status is `kicked` (the user blocked the bot: an
+ * opt-out). Other update types (edits, unblocking, other membership changes, groups) are answered
+ * and not reported.
  */
 type Json = Record<string, unknown>;
 
@@ -129,6 +131,24 @@ export function parseUpdate(call: InboundCall, headerName: string, secret: strin
         ? { contentType: 'application/json', body: JSON.stringify({ method: 'answerCallbackQuery', callback_query_id: q.id }) }
         : undefined;
     return reply ? { ok: true, events, reply } : { ok: true, events };
+  }
+  if (isObject(update.my_chat_member)) {
+    const change = update.my_chat_member;
+    const chat = isObject(change.chat) ? change.chat : {};
+    const chatId = idOf(chat.id);
+    const status = isObject(change.new_chat_member) ? change.new_chat_member.status : undefined;
+    if (chat.type === 'private' && chatId !== undefined && status === 'kicked') {
+      const at = typeof change.date === 'number' ? change.date * 1000 : null;
+      // The update id is unique per update: a repeated call is reported once.
+      events.push({
+        kind: 'opt_out',
+        reason: 'blocked',
+        user: userOf(isObject(change.from) ? change.from : {}, chatId),
+        at,
+        eventKey: `update:${idOf(update.update_id)}`,
+      });
+    }
+    return { ok: true, events };
   }
   return { ok: true, events };
 }

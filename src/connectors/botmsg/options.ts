@@ -20,5 +20,8 @@ export interface BotmsgOptions {
 
 export const DEFAULT_MAX_MEDIA_BYTES = 20 * 1024 * 1024;
 
-/** Update types the service asks for: messages and button presses. */
-export const ALLOWED_UPDATES = ['message', 'callback_query'] as const;
+/**
+ * Update types the service asks for: messages, button presses, and the bot's own membership in a
+ * private chat (sent only when the user blocks or unblocks the bot).
+ */
+export const ALLOWED_UPDATES = ['message', 'callback_query', 'my_chat_member'] as const;

@@ -99,9 +99,12 @@ export function renderSend(chatId: string, content: Content): PlatformResult<Bot
       if (cards.length !== 1) return { ok: false, retryable: false, code: 'unsupported', message: 'botmsg shows one card per message.' };
       const card = cards[0]!;
       const text = cardText(card);
+      // The platform refuses an empty text; the channel type refuses such a card at Send Message.
+      if (!card.image_url && text.trim() === '')
+        return { ok: false, retryable: false, code: 'empty_text', message: 'botmsg cannot send a card without an image, title or text.' };
       call = card.image_url
         ? { method: 'sendPhoto', params: { chat_id: chatId, photo: card.image_url, ...(text !== '' ? { caption: text } : {}) } }
-        : { method: 'sendMessage', params: { chat_id: chatId, text: text === '' ? ' ' : text } };
+        : { method: 'sendMessage', params: { chat_id: chatId, text } };
       buttons = card.buttons ?? [];
       break;
     }

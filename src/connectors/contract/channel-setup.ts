@@ -69,6 +69,15 @@ export interface PlatformChannelState {
   config?: Record<string, unknown>;
 }
 
+/**
+ * Where a connector tells that an ordinary call (a send, a notification, a profile read) showed the
+ * channel's state on the platform changed: a page whose token stopped working is disconnected.
+ * The service keeps the state and announces it as it does for states it reads itself.
+ */
+export interface ChannelStateReports {
+  report(channel: ChannelContext, state: PlatformChannelState): void;
+}
+
 /** Reads the channel's state from the platform. */
 export interface ChannelStateReader {
   readState(channel: ChannelContext): Promise<PlatformResult<PlatformChannelState>>;

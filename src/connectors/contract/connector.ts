@@ -47,7 +47,7 @@ export interface ConnectorRoles {
   release: ChannelReleaser;
   /** Applies channel settings on the platform. */
   settings: SettingsPusher;
-  /** Reads the channel's state on the platform (rbm agent life cycle). */
+  /** Reads the channel's state on the platform (rbm agent life cycle, socialnet_chat page connection). */
   channelState: ChannelStateReader;
   /** Moves the channel on in the platform's life cycle. */
   channelStateRequests: ChannelStateRequester;

@@ -105,10 +105,11 @@ export const OPT_OUT_REASONS = ['stop', 'unsubscribed', 'blocked', 'complaint'] 
 export type OptOutReason = (typeof OPT_OUT_REASONS)[number];
 
 /**
- * How the user opted in: socialnet_chat's plugin, checkbox and accepted phone number; appmsg's
- * subscription and opened conversation (`payload`: the deep link's context).
+ * How the user opted in: socialnet_chat's plugin, checkbox, accepted phone number and a short link
+ * (or ad) that opened the existing thread (`referral`, `payload`: its ref); appmsg's subscription
+ * and opened conversation (`payload`: the deep link's context).
  */
-export type OptInType = 'send_to_socialnet' | 'checkbox' | 'phone_number' | 'subscribed' | 'conversation_started';
+export type OptInType = 'send_to_socialnet' | 'checkbox' | 'phone_number' | 'referral' | 'subscribed' | 'conversation_started';
 
 export type InboundEvent =
   /**

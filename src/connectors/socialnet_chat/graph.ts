@@ -12,6 +12,10 @@ import type { SocialnetChatOptions } from './options.js';
 type Json = Record<string, unknown>;
 
 const RATE_LIMIT_CODES = new Set([4, 17, 32, 613]);
+/** Code 10 subcodes of a send outside the 24-hour window (2018278 documented; the others seen in real traffic). */
+const OUTSIDE_WINDOW_SUBCODES = new Set([2018278, 2534022, 2018065]);
+export const OUTSIDE_WINDOW_HINT =
+  'Outside the 24-hour window the platform takes a message only with a message tag: send it again with metadata.tag (human_agent up to 7 days after the contact last wrote, or another tag that fits the message).';
 const TRANSIENT_CODES = new Set([1, 2]);
 
 export function platformFailure(status: number, body: unknown): PlatformFailure {
@@ -25,7 +29,10 @@ export function platformFailure(status: number, body: unknown): PlatformFailure 
   if (RATE_LIMIT_CODES.has(code)) return { ok: false, retryable: true, code: 'rate_limited', message };
   if (code === 190) return { ok: false, retryable: false, code: 'disconnected', message: `The page is disconnected: ${message}` };
   const transient = TRANSIENT_CODES.has(code) || error.is_transient === true || status >= 500;
-  return { ok: false, retryable: transient, code: subcode === undefined ? String(code) : `${code}/${subcode}`, message };
+  const platformCode = subcode === undefined ? String(code) : `${code}/${subcode}`;
+  if (code === 10 && subcode !== undefined && OUTSIDE_WINDOW_SUBCODES.has(subcode))
+    return { ok: false, retryable: false, code: platformCode, message: `${message} ${OUTSIDE_WINDOW_HINT}` };
+  return { ok: false, retryable: transient, code: platformCode, message };
 }
 
 /** The platform's proof that a call comes from the app: hex HMAC-SHA256(app secret, token). */

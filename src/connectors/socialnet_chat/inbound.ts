@@ -24,10 +24,16 @@ function millis(value: unknown): number | null {
   return Number.isFinite(n) && n > 0 ? n : null;
 }
 
-function hexEqual(expected: string, given: string): boolean {
+/** Byte-exact comparison in constant time (for equal lengths). */
+function sameBytes(expected: string, given: string): boolean {
   const a = Buffer.from(expected, 'utf8');
-  const b = Buffer.from(given.toLowerCase(), 'utf8');
+  const b = Buffer.from(given, 'utf8');
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Hex digests: the platform writes them in lower case; an upper-case one is the same digest. */
+function hexEqual(expected: string, given: string): boolean {
+  return sameBytes(expected, given.toLowerCase());
 }
 
 /**
@@ -47,11 +53,11 @@ export function signatureValid(call: InboundCall, appSecret: string | undefined)
   return hexEqual(createHmac('sha1', appSecret).update(call.rawBody).digest('hex'), sha1.slice(5));
 }
 
-/** GET `?hub.mode=subscribe&hub.challenge=N&hub.verify_token=T`: 200 with N when T matches. */
+/** GET `?hub.mode=subscribe&hub.challenge=N&hub.verify_token=T`: 200 with N when T is exactly the configured token. */
 export function handshake(call: InboundCall, verifyToken: string | undefined): { status: number; body: string } | null {
   if (call.query['hub.mode'] === undefined) return null;
   const token = call.query['hub.verify_token'] ?? '';
-  const ok = call.query['hub.mode'] === 'subscribe' && verifyToken !== undefined && verifyToken !== '' && hexEqual(verifyToken, token);
+  const ok = call.query['hub.mode'] === 'subscribe' && verifyToken !== undefined && verifyToken !== '' && sameBytes(verifyToken, token);
   return ok
     ? { status: 200, body: call.query['hub.challenge'] ?? '' }
     : { status: 403, body: 'The subscription handshake was refused: hub.mode must be subscribe and hub.verify_token must match.' };
@@ -199,6 +205,15 @@ function eventsOf(pageId: string, e: Json, appId: string | undefined): InboundEv
       },
     ];
   }
+  if (isObject(e.referral)) {
+    // A short link, ad or QR code opened the existing thread; without a sender there is no user.
+    const ref = str(e.referral.ref);
+    if (senderId === undefined) return [];
+    const eventKey = signedKey(at, ['referral', senderId, ref, str(e.referral.source)]);
+    return [
+      { ...base, kind: 'opt_in', optInType: 'referral', user, ...(ref !== undefined ? { payload: ref } : {}), ...(eventKey !== undefined ? { eventKey } : {}) },
+    ];
+  }
   return [];
 }
 
@@ -218,8 +233,13 @@ export function parseWebhook(call: InboundCall, appSecret: string | undefined, a
   for (const entry of body.entry) {
     if (!isObject(entry)) continue;
     const pageId = str(entry.id);
-    if (pageId === undefined || !Array.isArray(entry.messaging)) continue; // `standby` (another app owns the thread) is not reported
-    for (const e of entry.messaging) if (isObject(e)) events.push(...eventsOf(pageId, e, appId));
+    if (pageId === undefined) continue;
+    // `standby`: the user wrote while another app (the page inbox, a human agent) owns the thread;
+    // the conversation is still the contact's, so those events are reported like the others.
+    for (const list of [entry.messaging, entry.standby]) {
+      if (!Array.isArray(list)) continue;
+      for (const e of list) if (isObject(e)) events.push(...eventsOf(pageId, e, appId));
+    }
   }
   return { ok: true, events };
 }

@@ -1,3 +1,4 @@
+import type { ChannelStateReports } from '../connector.js';
 import type { MediaDownloader } from '../media-download.js';
 
 /**
@@ -29,10 +30,29 @@ export interface SocialnetChatOptions {
   maxMediaBytes: number;
   /** Downloads received files through the address guard. */
   media: MediaDownloader;
+  /** Told when a call finds the page disconnected (its token refused with code 190). */
+  channelStates?: ChannelStateReports;
 }
 
-/** Webhook fields the connector subscribes a page to (and the app, when it registers its callback). */
-export const WEBHOOK_FIELDS = ['messages', 'messaging_postbacks', 'messaging_optins', 'message_deliveries', 'message_reads', 'message_echoes'] as const;
+/** The page's state as the channel shows it (`socialnet_page.page_state`). */
+export const PAGE_CONNECTED = 'connected';
+export const PAGE_DISCONNECTED = 'disconnected';
+
+/**
+ * Webhook fields the connector subscribes a page to (and the app, when it registers its callback):
+ * besides messages and receipts, `messaging_referrals` (a short link or ad re-opened the thread)
+ * and `standby` (what the user does while another app, such as the page inbox, owns the thread).
+ */
+export const WEBHOOK_FIELDS = [
+  'messages',
+  'messaging_postbacks',
+  'messaging_optins',
+  'message_deliveries',
+  'message_reads',
+  'message_echoes',
+  'messaging_referrals',
+  'standby',
+] as const;
 
 /** The platform's media limit (25 MB). */
 export const DEFAULT_MAX_MEDIA_BYTES = 25 * 1024 * 1024;

@@ -1,6 +1,6 @@
 import type { ChannelInput, PlatformFailure, PlatformResult, VerifiedChannel } from '../connector.js';
 import type { GraphClient } from './graph.js';
-import { WEBHOOK_FIELDS, type SocialnetChatOptions } from './options.js';
+import { PAGE_CONNECTED, WEBHOOK_FIELDS, type SocialnetChatOptions } from './options.js';
 
 /**
  * Connecting a page before the channel is saved (contract.md §4, the public API reference):
@@ -56,12 +56,34 @@ async function pageTokenOf(graph: GraphClient, options: SocialnetChatOptions, pa
   const longLived = exchanged.value.access_token;
   if (typeof longLived !== 'string')
     return { ok: false, retryable: true, code: 'bad_answer', message: 'The platform answered the token exchange without a token.' };
-  const accounts = await graph.get('me/accounts', {}, longLived);
-  if (!accounts.ok) return withField(accounts, 'socialnet_page.access_token');
-  const pages = Array.isArray(accounts.value.data) ? (accounts.value.data as Json[]) : [];
-  const page = pages.find((p) => String(p.id) === pageId);
-  if (!page || typeof page.access_token !== 'string') return refuse('socialnet_page.id', `The user of this access token does not manage page ${pageId}.`);
-  return { ok: true, value: page.access_token };
+  const page = await findManagedPage(graph, pageId, longLived);
+  if (!page.ok) return withField(page, 'socialnet_page.access_token');
+  if (!page.value || typeof page.value.access_token !== 'string')
+    return refuse('socialnet_page.id', `The user of this access token does not manage page ${pageId}.`);
+  return { ok: true, value: page.value.access_token };
+}
+
+/** Pages of `me/accounts` read at most, so a platform that pages forever cannot hold a request. */
+const MAX_ACCOUNT_PAGES = 100;
+
+/**
+ * The page among the user's pages. The list is cursor-paged (25 a page unless `limit` says
+ * otherwise): the next page is asked with the `after` cursor while the answer has `paging.next`.
+ */
+async function findManagedPage(graph: GraphClient, pageId: string, userToken: string): Promise<PlatformResult<Json | null>> {
+  let after: string | undefined;
+  for (let i = 0; i < MAX_ACCOUNT_PAGES; i++) {
+    const accounts = await graph.get('me/accounts', after !== undefined ? { after } : {}, userToken);
+    if (!accounts.ok) return accounts;
+    const pages = Array.isArray(accounts.value.data) ? (accounts.value.data as Json[]) : [];
+    const page = pages.find((p) => String(p.id) === pageId);
+    if (page) return { ok: true, value: page };
+    const paging = (accounts.value.paging ?? {}) as Json;
+    const cursor = ((paging.cursors ?? {}) as Json).after;
+    if (typeof paging.next !== 'string' || typeof cursor !== 'string' || pages.length === 0) return { ok: true, value: null };
+    after = cursor;
+  }
+  return { ok: true, value: null };
 }
 
 async function ensureAppCallback(graph: GraphClient, options: SocialnetChatOptions): Promise<PlatformResult<null>> {
@@ -98,7 +120,8 @@ export async function verifyPage(graph: GraphClient, options: SocialnetChatOptio
   const callback = await ensureAppCallback(graph, options);
   if (!callback.ok) return callback;
 
-  const config: Json = { id: pageId };
+  // A page connected again with a working token (after the platform disconnected it).
+  const config: Json = { id: pageId, page_state: PAGE_CONNECTED };
   if (typeof page.value.name === 'string') config.name = page.value.name;
   if (typeof page.value.category === 'string') config.category = page.value.category;
   return { ok: true, value: { config, secrets: { access_token: pageToken.value } } };

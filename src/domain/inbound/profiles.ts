@@ -15,12 +15,24 @@ export interface ProfileLoaderDeps {
   logger?: Pick<Logger, 'warn'>;
 }
 
+/** Keys of the profile JSON that say when a failed read is tried again, and how many failed. */
+const RETRY_AT = 'profile_retry_at';
+const FAILURES = 'profile_failures';
+/** The wait after the first failed read; it doubles with each failure up to the last. */
+export const PROFILE_RETRY_FIRST_MS = 60_000;
+export const PROFILE_RETRY_MAX_MS = 24 * 60 * 60 * 1000;
+
+export function profileRetryDelay(failures: number): number {
+  return Math.min(PROFILE_RETRY_MAX_MS, PROFILE_RETRY_FIRST_MS * 2 ** Math.min(Math.max(failures - 1, 0), 30));
+}
+
 /**
  * The first Get Contact of a contact the platform knows reads its profile (name, gender, time
  * zone, picture) from the platform and copies the picture into the file store, so that request
- * is slow and the later ones are not (messaging-api.md, Contact). A platform that cannot answer
- * now leaves the contact as it is and is asked again next time; one that refuses (the user never
- * wrote, the profile is not shared) is not asked again.
+ * is slow and the later ones are not (messaging-api.md, Contact). A read that fails (the platform
+ * is down, or refuses: a permission, a user who has not written yet) is never taken as done: the
+ * contact stays as it is, and a Get Contact after a back-off (one minute, doubling with each
+ * failure, at most a day) asks again; Get Contacts before that do not ask the platform.
  */
 export class ProfileLoader {
   constructor(private readonly deps: ProfileLoaderDeps) {}
@@ -30,6 +42,8 @@ export class ProfileLoader {
     if (!profiles || !row.external_id) return row;
     const profile = JSON.parse(row.profile) as Record<string, unknown>;
     if (profile.profile_read_at !== undefined) return row;
+    const retryAt = typeof profile[RETRY_AT] === 'number' ? profile[RETRY_AT] : null;
+    if (retryAt !== null && this.deps.clock.now() < retryAt) return row;
     const ctx = channelContextOf(channel);
     const got = await profiles.fetchProfile(ctx, {
       id: String(row.id),
@@ -41,11 +55,16 @@ export class ProfileLoader {
     });
     const now = this.deps.clock.now();
     if (!got.ok) {
-      this.deps.logger?.warn({ channel: channel.id, contact: row.id, code: got.code }, `contact profile not read: ${got.message}`);
-      if (got.retryable) return row;
-      return this.save(row, { ...profile, profile_read_at: now }, null);
+      const failures = (typeof profile[FAILURES] === 'number' ? profile[FAILURES] : 0) + 1;
+      const wait = profileRetryDelay(failures);
+      this.deps.logger?.warn(
+        { channel: channel.id, contact: row.id, code: got.code, failures, retry_in_ms: wait },
+        `contact profile not read, asked again later: ${got.message}`,
+      );
+      return this.save(row, { ...profile, [FAILURES]: failures, [RETRY_AT]: now + wait }, null);
     }
-    const next: Record<string, unknown> = { ...profile, ...got.value.extra, profile_read_at: now };
+    const { [FAILURES]: _failures, [RETRY_AT]: _retryAt, ...kept } = profile;
+    const next: Record<string, unknown> = { ...kept, ...got.value.extra, profile_read_at: now };
     if (got.value.gender !== undefined) next.gender = got.value.gender;
     if (got.value.timeZone !== undefined) next.time_zone = got.value.timeZone;
     const media = this.deps.connectors.role(channel.type, 'media');

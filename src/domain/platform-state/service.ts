@@ -90,6 +90,32 @@ export class PlatformStateService {
     return run;
   }
 
+  /**
+   * A state a connector's ordinary call revealed (a send that found the page disconnected): kept
+   * and announced like a state read from the platform, in turn with the channel's other steps.
+   */
+  observed(channelId: string, state: PlatformChannelState): Promise<void> {
+    const key = `observed:${channelId}`;
+    const run = (this.steps.get(key) ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(async () => {
+        const row = await this.deps.store.channels.getAnyAccount(Number(channelId));
+        if (!row) return undefined;
+        const channel = decodeChannel(row, this.deps.box);
+        const spec = this.specOf(channel);
+        if (!spec) return undefined;
+        await this.store(channel, spec, state, undefined);
+        return { ok: true as const, settled: true };
+      });
+    this.steps.set(key, run);
+    void run
+      .finally(() => {
+        if (this.steps.get(key) === run) this.steps.delete(key);
+      })
+      .catch(() => undefined);
+    return run.then(() => undefined);
+  }
+
   /** Get Channel with `?refresh=true`: one step now; the platform down answers 502. */
   async refresh(accountId: number, channelId: number): Promise<void> {
     const outcome = await this.stepFor(accountId, channelId);

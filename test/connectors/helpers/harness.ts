@@ -28,7 +28,8 @@ export class OffsetClock implements Clock {
 
 export const APP_ID = '700100200300400';
 export const APP_SECRET = 'app-secret-of-the-test-app';
-export const VERIFY_TOKEN = 'verify-token-of-the-service';
+/** With capitals: the platform sends it back exactly as registered, and only an exact match may pass. */
+export const VERIFY_TOKEN = 'Verify-Token-Of-The-Service';
 export const SECRET_HEADER = 'X-Botmsg-Bot-Api-Secret-Token';
 /** The SMS provider account of the harness: the keys test/api/messages-fixtures.ts gives mobile channels. */
 export const SMS_ACCESS_KEY = 'key';
@@ -60,8 +61,13 @@ export async function http(method: string, url: string, body?: unknown, headers:
 /** Files the platforms download when the service sends media: served with the right content type. */
 export interface MediaServer {
   url(name: string): string;
+  /** Every request the server got: method, file name and Range header. */
+  requests: Array<{ method: string; name: string; range: string | undefined }>;
   close(): Promise<void>;
 }
+
+/** A video larger than any platform takes: only its size is served (HEAD); a download fails. */
+export const HUGE_VIDEO = { name: 'huge.mp4', bytes: 60 * 1024 * 1024 };
 
 const MEDIA: Record<string, { type: string; bytes: Buffer }> = {
   'photo.png': { type: 'image/png', bytes: makePng(40, 30, { r: 200, g: 30, b: 30 }) },
@@ -71,8 +77,14 @@ const MEDIA: Record<string, { type: string; bytes: Buffer }> = {
 };
 
 export async function startMediaServer(): Promise<MediaServer> {
+  const requests: MediaServer['requests'] = [];
   const server: Server = createServer((req, res) => {
     const name = (req.url ?? '').split('/').pop() ?? '';
+    requests.push({ method: req.method ?? '', name, range: req.headers.range });
+    if (name === HUGE_VIDEO.name) {
+      if (req.method === 'HEAD') return void res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(HUGE_VIDEO.bytes) }).end();
+      return void res.writeHead(500).end();
+    }
     const file = MEDIA[name];
     if (!file) return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': file.type, 'content-length': String(file.bytes.length) }).end(file.bytes);
@@ -81,6 +93,7 @@ export async function startMediaServer(): Promise<MediaServer> {
   const { port } = server.address() as AddressInfo;
   return {
     url: (name) => `http://127.0.0.1:${port}/media/${name}`,
+    requests,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -29,5 +29,13 @@ export function stateOf(channel: Channel): ChannelState {
   if (channel.mode === 'test') return { label: 'Test mode', tone: 'warn', description: 'Messages are accepted and stored but never sent.' };
   if (channel.type === 'socialnet_chat' && !getPath(channel, 'socialnet_page.id'))
     return { label: 'Page not connected', tone: 'bad', description: 'Sending and receiving work only while a page is connected.' };
+  if (channel.type === 'socialnet_chat' && getPath(channel, 'socialnet_page.page_state') === 'disconnected') {
+    const reason = getPath(channel, 'socialnet_page.page_state_reason');
+    return {
+      label: 'Page disconnected',
+      tone: 'bad',
+      description: `The platform no longer takes the page's token${typeof reason === 'string' ? ` (${reason})` : ''}: update the channel with a new token.`,
+    };
+  }
   return { label: 'Active', tone: 'ok', description: 'Messages are sent and received.' };
 }
