@@ -179,6 +179,8 @@ describe('appmsg conformance: platform calls and the HTTP route', () => {
   let hook: WebhookReceiver;
   let channelId = '';
   let sent = 0;
+  /** When set, every send is answered with this token (a platform repeating itself). */
+  let repeatedToken: bigint | undefined;
 
   before(async () => {
     ref = await startReferenceServer();
@@ -208,7 +210,7 @@ describe('appmsg conformance: platform calls and the HTTP route', () => {
       }),
       // send_message reference response: the token as a bare 64-bit number (one per message).
       on('POST', /\/pa\/send_message$/, () => ({
-        body: `{"status":0,"status_message":"ok","message_token":${5741311803571721087n + BigInt(sent++)},"chat_hostname":"SN-CHAT-05_","billing_status":1}`,
+        body: `{"status":0,"status_message":"ok","message_token":${repeatedToken ?? 5741311803571721087n + BigInt(sent++)},"chat_hostname":"SN-CHAT-05_","billing_status":1}`,
       })),
       // The file server of a video: its size from HEAD only.
       on('HEAD', /\/media\/video\.mp4$/, { body: '', headers: { 'content-type': 'video/mp4', 'content-length': '10000' } }),
@@ -289,5 +291,26 @@ describe('appmsg conformance: platform calls and the HTTP route', () => {
       ['HEAD'],
       'the size is asked; the video is not downloaded',
     );
+  });
+
+  test('a platform answering a message token the channel has stored already: the message is kept all the same, without it', async () => {
+    const received = await hook.waitFor('message_received');
+    const contact = { id: received.data.contact.id };
+    repeatedToken = 7000000000000000001n;
+    try {
+      const first = await s.api.post('/v1/messages', { channel: { id: channelId }, contact, content: { type: 'text', payload: 'once' } });
+      const second = await s.api.post('/v1/messages', { channel: { id: channelId }, contact, content: { type: 'text', payload: 'again' } });
+      assert.deepEqual([first.status, second.status], [201, 201], second.text);
+      for (const [sentMessage, text] of [
+        [first, 'once'],
+        [second, 'again'],
+      ] as const) {
+        const stored = await s.api.get(`/v1/messages/${String(sentMessage.body.id)}`);
+        assert.equal(stored.status, 200);
+        assert.deepEqual(stored.body.content, { type: 'text', payload: text });
+      }
+    } finally {
+      repeatedToken = undefined;
+    }
   });
 });

@@ -246,7 +246,13 @@ export class MessageService {
         );
       }
       try {
-        await deps.store.batchWrite(unit);
+        await deps.store.batchWrite(unit).catch((error: unknown) => {
+          // The platform took the message but answered an id the channel has stored already (a
+          // platform's replay or fault): keep the message, without that id, rather than lose it.
+          if (!(error instanceof UniqueViolation && error.columns.includes('external_id') && message.external_id !== null)) throw error;
+          message.external_id = null;
+          return deps.store.batchWrite(unit);
+        });
       } catch (error) {
         if (error instanceof MissingReference) {
           deps.contacts.forget(contact);
