@@ -48,7 +48,8 @@ export interface JobClaimRequest {
   skipChannels?: readonly number[];
   /**
    * One running job of the kind per account: leaves out the accounts that have one running under
-   * a live lease (in any process), and `skipAccounts` (the worker's own, and those whose turn was taken).
+   * a live lease in another process, and `skipAccounts` (the claiming process's own, and those whose
+   * turn was taken).
    */
   perAccount?: { skipAccounts: readonly number[] };
 }

@@ -279,13 +279,29 @@ for (const { dialect, skip } of await dialects()) {
       assert.equal((await store.jobQueue.claim(perAccount())).length, 0, 'a2 waits while a1 runs under a live lease');
       // A running job of another kind does not count.
       assert.equal((await store.jobQueue.claim(claimRequest(['per-account-other-kind']))).length, 1);
-      // a1's lease runs out: its account is free again, and a1 itself is claimed again before a2.
+      // a1's lease runs out: its account is free again, and a1 itself is claimed again before a2,
+      // here by another process, so a2 waits for it again.
       wall.advance(LEASE_MS + 1);
       assert.deepEqual(
-        (await store.jobQueue.claim(perAccount())).map((j) => j.id),
+        (
+          await store.jobQueue.claim({ ...claimRequest(['per-account'], { instanceId: store.instanceId + 1000, limit: 1 }), perAccount: { skipAccounts: [] } })
+        ).map((j) => j.id),
         [a1.id],
       );
       assert.equal((await store.jobQueue.claim(perAccount())).length, 0, 'a2 waits for a1 again');
+      // This process's own running jobs are its to count (in skipAccounts): a row of its own still
+      // marked running (its outcome not committed yet) does not hold the account back.
+      wall.advance(LEASE_MS + 1);
+      const own = perAccount();
+      assert.deepEqual(
+        (await store.jobQueue.claim(own)).map((j) => j.id),
+        [a1.id],
+      );
+      assert.equal((await store.jobQueue.claim(perAccount([ACCOUNT]))).length, 0, 'told to skip its own account, it does');
+      assert.deepEqual(
+        (await store.jobQueue.claim(perAccount())).map((j) => j.id),
+        [a2.id],
+      );
     });
 
     test('a lease that runs out is claimed again; the first holder can no longer complete it', async () => {

@@ -51,10 +51,13 @@ export class PostgresJobQueue implements JobQueue {
     for (const kind of r.kinds) {
       const limit = r.limit - claimed.length;
       if (limit <= 0) break;
-      // One running job of the kind per account (JobClaimRequest.perAccount).
+      // One running job of the kind per account (JobClaimRequest.perAccount): this process's own
+      // are in skipAccounts (a row of its own still marked running may await its outcome's
+      // commit), other processes' by their live leases.
       const perAccount = r.perAccount
         ? sql`AND NOT (account_id = ANY(${skipAccounts}::bigint[]))
-            AND account_id NOT IN (SELECT account_id FROM jobs WHERE status = 'running' AND kind = ${kind} AND leased_until >= ${r.leaseNow})`
+            AND account_id NOT IN (SELECT account_id FROM jobs WHERE status = 'running' AND kind = ${kind} AND leased_until >= ${r.leaseNow}
+              AND instance_id <> ${r.instanceId})`
         : sql``;
       const { rows } = await sql<ClaimedJobRow>`
         WITH due AS MATERIALIZED (

@@ -37,10 +37,15 @@ function claimSql(perAccount: boolean): string {
   RETURNING ${CLAIMED_JOB_COLUMNS}`;
 }
 
-/** One running job of the kind per account (JobClaimRequest.perAccount). */
+/**
+ * One running job of the kind per account (JobClaimRequest.perAccount). The claiming process's own
+ * jobs are in `skipAccounts`; a row of its own still marked running may be one whose outcome is
+ * not committed yet, so only other processes' live leases count here.
+ */
 const PER_ACCOUNT = `
           AND account_id NOT IN (SELECT value FROM json_each(@skipAccounts))
-          AND account_id NOT IN (SELECT account_id FROM jobs WHERE status = 'running' AND kind = @kind AND leased_until >= @leaseNow)`;
+          AND account_id NOT IN (SELECT account_id FROM jobs WHERE status = 'running' AND kind = @kind AND leased_until >= @leaseNow
+            AND instance_id <> @instanceId)`;
 
 const CLAIM = claimSql(false);
 const CLAIM_PER_ACCOUNT = claimSql(true);
