@@ -9,6 +9,7 @@ import type { Store } from './store/store.js';
 import { AccountService } from './domain/accounts/service.js';
 import { ChannelService } from './domain/channels/service.js';
 import { ConcurrencyGate, RateLimiter } from './domain/limits/rate-limiter.js';
+import { SessionLimits } from './domain/limits/session-limits.js';
 import { ConnectorRegistry } from './connectors/connector.js';
 import { CONNECTOR_SETTINGS, defaultConnectors } from './connectors/registry-defaults.js';
 import { InboundService } from './domain/inbound/service.js';
@@ -298,7 +299,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     bodyLimitBytes: config.bodyLimitBytes,
     tls: config.tls,
     guard: services,
-    admin: { sessions: services.sessions, rateLimiter: services.rateLimiter, trustedProxies: config.admin.trustedProxies, publicOrigin: adminOrigin },
+    admin: {
+      sessions: services.sessions,
+      rateLimiter: services.rateLimiter,
+      sessionLimits: new SessionLimits(clock),
+      trustedProxies: config.admin.trustedProxies,
+      publicOrigin: adminOrigin,
+    },
     routes: {
       public: [
         routeGroup(healthRoutes, { store }),

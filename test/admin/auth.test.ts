@@ -6,7 +6,10 @@ import { join } from 'node:path';
 import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { ManualClock } from '../../src/lib/clock.js';
+import { connect } from 'node:net';
+import { once } from 'node:events';
 import { AdminClient } from './auth-client.js';
+import { eventually } from '../helpers/waits.js';
 
 const PASSWORD = 'correct horse battery';
 const MINUTE = 60_000;
@@ -54,8 +57,11 @@ for (const { dialect, skip, test } of await dialects()) {
       const made = await server.runtime.services.users.createUser({ accountId, email, role, password: PASSWORD });
       return made.user;
     };
+    /** A user whose password is their own (no change required), signed in. */
     const signedIn = async (email: string, role: 'owner' | 'member' = 'owner', accountId = server.accountId) => {
       const user = await addUser(email, role, accountId);
+      const row = await server.runtime.store.adminUsers.get(user.id);
+      await server.runtime.store.adminUsers.setPassword(user.id, row!.password_hash, false);
       const client = browser();
       const res = await client.signIn(email, PASSWORD);
       assert.equal(res.status, 200, res.text);
@@ -438,6 +444,130 @@ for (const { dialect, skip, test } of await dialects()) {
       assertErrorBody(last.body, 429, /exceeded maximum number of requests/);
       assert.equal((await small.api.get('/v1/channels')).status, 429);
       assert.equal((await client.get('/admin/api/v1/channels')).status, 200, 'the app still shows its pages');
+    });
+
+    test('a user who must change the password may only change it, see the session and sign out', async () => {
+      await addUser('forced@example.com', 'owner');
+      const client = browser();
+      assert.equal((await client.signIn('forced@example.com', PASSWORD)).status, 200);
+      const session = await client.get('/admin/api/session');
+      assert.equal(session.status, 200);
+      assert.equal(session.body.user.must_change_password, true);
+      const refused: Array<[string, string, unknown]> = [
+        ['POST', '/admin/api/v1/channels', { type: 'service_chat', name: 'Sneaky' }],
+        ['GET', '/admin/api/v1/channels', undefined],
+        ['GET', '/admin/api/users', undefined],
+        ['POST', '/admin/api/users', { email: 'friend@example.com', role: 'owner' }],
+        ['GET', '/admin/api/tokens', undefined],
+        ['GET', '/admin/api/no/such/thing', undefined],
+      ];
+      for (const [method, path, body] of refused) {
+        const res = await client.request(method, path, body);
+        assert.equal(res.status, 403, `${method} ${path}`);
+        assertErrorBody(res.body, 403, 'Change your password first: it was chosen by someone else.');
+      }
+      const changed = await client.post('/admin/api/session/password', { current_password: PASSWORD, new_password: 'one of my very own' });
+      assert.equal(changed.status, 204, changed.text);
+      const made = await client.post('/admin/api/v1/channels', { type: 'service_chat', name: 'Now allowed' });
+      assert.equal(made.status, 201, made.text);
+
+      await addUser('forced-out@example.com', 'member');
+      const other = browser();
+      assert.equal((await other.signIn('forced-out@example.com', PASSWORD)).status, 200);
+      assert.equal((await other.delete('/admin/api/session')).status, 204, 'sign-out is allowed');
+    });
+
+    test('a session cookie given twice is refused in the error format; over HTTPS only the __Host- cookie counts', async () => {
+      const { client } = await signedIn('twice@example.com');
+      const real = client.cookie!;
+      for (const cookie of [
+        `parley_session=${real}; parley_session=planted`,
+        `parley_session=planted; parley_session=${real}`,
+        `parley_session=${real}; parley_session=${real}`,
+      ]) {
+        const res = await client.get('/admin/api/session', { cookie });
+        assert.equal(res.status, 400, cookie);
+        assertErrorBody(res.body, 400, /session cookie more than once/);
+      }
+      const others = await client.get('/admin/api/session', { cookie: `theme=dark; parley_session=${real}; __Host-parley_session=x` });
+      assert.equal(others.status, 200, 'other names, the prefixed one included, are not ours over HTTP');
+
+      const https = { 'x-forwarded-proto': 'https' };
+      await addUser('host-prefix@example.com');
+      const secure = browser();
+      const res = await secure.post('/admin/api/session', { email: 'host-prefix@example.com', password: PASSWORD }, https);
+      assert.equal(res.status, 200);
+      const set = secure.lastSetCookie ?? '';
+      assert.match(set, /^__Host-parley_session=[A-Za-z0-9_-]{43}; /);
+      for (const flag of ['Path=/', 'Secure', 'HttpOnly', 'SameSite=Strict']) assert.ok(set.split('; ').includes(flag), `${flag} in ${set}`);
+      assert.ok(!/Domain=/i.test(set));
+      assert.equal((await secure.get('/admin/api/session', https)).status, 200);
+      const plain = await secure.get('/admin/api/session', { ...https, cookie: `parley_session=${secure.cookie}` });
+      assert.equal(plain.status, 401, 'over HTTPS the unprefixed name is not read');
+      const doubled = await secure.get('/admin/api/session', { ...https, cookie: `__Host-parley_session=${secure.cookie}; __Host-parley_session=planted` });
+      assert.equal(doubled.status, 400);
+      const out = await secure.delete('/admin/api/session', https);
+      assert.equal(out.status, 204);
+      assert.match(secure.lastSetCookie ?? '', /^__Host-parley_session=; Path=\/; .*Max-Age=0; Secure/);
+    });
+
+    test("the app's reads take from the sessions' own allowance: 300 at once, then 5 a second, per account", async () => {
+      const busy = await server.newAccount('free');
+      const { client } = await signedIn('reader@example.com', 'owner', busy.accountId);
+      const { client: bystander } = await signedIn('bystander-reader@example.com', 'owner');
+      // The sign-in's own reads are not counted (sign-in needs no session); every GET below is.
+      let refused: Awaited<ReturnType<typeof client.get>> | undefined;
+      let served = 0;
+      for (let i = 0; i < 301 && !refused; i++) {
+        const res = await client.get('/admin/api/session');
+        if (res.status === 200) served++;
+        else refused = res;
+      }
+      assert.equal(served, 300);
+      assert.equal(refused?.status, 429);
+      assertErrorBody(refused!.body, 429, /Too many reads by this account's administration sessions/);
+      assert.equal(refused!.headers.get('retry-after'), '1');
+      assert.equal((await bystander.get('/admin/api/session')).status, 200, 'another account reads on');
+      assert.equal((await busy.api.get('/v1/channels')).status, 200, "the account's token is not held back");
+      clock.advance(1000);
+      for (let i = 0; i < 5; i++) assert.equal((await client.get('/admin/api/session')).status, 200, `read ${i} of the next second`);
+      assert.equal((await client.get('/admin/api/session')).status, 429);
+      clock.advance(60_000);
+    });
+
+    test("at most 8 requests of an account's sessions are in flight at once", async () => {
+      const held = await server.newAccount('enterprise');
+      const { client } = await signedIn('holder@example.com', 'owner', held.accountId);
+      const { host, port } = new URL(server.origin);
+      // Changes whose bodies have not arrived yet: each holds its slot from the guard on.
+      const sockets = await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          const socket = connect(Number(port), '127.0.0.1');
+          await once(socket, 'connect');
+          socket.write(
+            `POST /admin/api/v1/channels HTTP/1.1\r\nHost: ${host}\r\nCookie: parley_session=${client.cookie}\r\nX-CSRF-Token: ${client.csrf}\r\n` +
+              `X-Forwarded-For: ${client.clientAddress}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{`,
+          );
+          return socket;
+        }),
+      );
+      try {
+        await eventually(async () => ((await client.get('/admin/api/session')).status === 429 ? true : undefined), 15_000, 'the eight held');
+        const busy = await client.get('/admin/api/session');
+        assert.equal(busy.status, 429);
+        assertErrorBody(busy.body, 429, /at once \(8\)/);
+        const answers = sockets.map(async (socket) => {
+          let text = '';
+          socket.on('data', (d) => (text += String(d)));
+          socket.end('}');
+          await once(socket, 'close');
+          return text;
+        });
+        for (const text of await Promise.all(answers)) assert.match(text, /^HTTP\/1.1 422 /);
+      } finally {
+        for (const socket of sockets) socket.destroy();
+      }
+      assert.equal((await client.get('/admin/api/session')).status, 200, 'the slots came back');
     });
 
     test('deleting an account removes its users and ends their sessions', async () => {

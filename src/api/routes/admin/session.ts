@@ -45,12 +45,15 @@ export const sessionRoutes: RoutePlugin<SessionRouteDeps> = async (app, deps) =>
     },
   );
 
-  app.get('/session', { schema: { hide: true, 'x-response': { 200: SessionView, 401: ErrorBody } } }, async (request) => {
+  // A user who must change their password may still see who they are, change it, and sign out.
+  const allowed = { beforePasswordChange: true } as const;
+
+  app.get('/session', { config: allowed, schema: { hide: true, 'x-response': { 200: SessionView, 401: ErrorBody } } }, async (request) => {
     const session = adminSessionOf(request);
     return { user: userJson(session.user), account: accountJson(session.account), csrf_token: session.csrfToken };
   });
 
-  app.delete('/session', { schema: { hide: true } }, async (request, reply) => {
+  app.delete('/session', { config: allowed, schema: { hide: true } }, async (request, reply) => {
     await deps.sessions.end(adminSessionOf(request).idHash);
     return reply
       .code(204)
@@ -58,10 +61,14 @@ export const sessionRoutes: RoutePlugin<SessionRouteDeps> = async (app, deps) =>
       .send();
   });
 
-  app.post('/session/password', { schema: { hide: true, body: PasswordChangeBody, 'x-response': { 422: ErrorBody } } }, async (request, reply) => {
-    await deps.users.changePassword(adminSessionOf(request), request.body.current_password, request.body.new_password);
-    return reply.code(204).send();
-  });
+  app.post(
+    '/session/password',
+    { config: allowed, schema: { hide: true, body: PasswordChangeBody, 'x-response': { 422: ErrorBody } } },
+    async (request, reply) => {
+      await deps.users.changePassword(adminSessionOf(request), request.body.current_password, request.body.new_password);
+      return reply.code(204).send();
+    },
+  );
 
   app.post(
     '/setup',
