@@ -65,6 +65,7 @@ import { trialDrivers } from './trial/index.js';
 import { requestOrigin } from './api/admin-guard.js';
 import { SessionService } from './domain/users/sessions.js';
 import { SignInThrottle } from './domain/users/throttle.js';
+import { PasswordWork } from './domain/users/hashing.js';
 import { UserService } from './domain/users/service.js';
 import { ReceivedTextClassifier } from './domain/nlp/classifier.js';
 import { NlpIntegrationService } from './domain/nlp/service.js';
@@ -190,12 +191,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   // The administration app's users: sessions, the sign-in throttle, setup links at {origin}/admin/setup.
   const adminOrigin = new URL(config.publicUrl).origin;
   const sessions = new SessionService({ store, clock });
+  const passwordWork = new PasswordWork();
   const users = new UserService({
     store,
     ids,
     clock,
     sessions,
     throttle: new SignInThrottle({ store, clock, ids }),
+    hashing: passwordWork,
     passwordCost: config.admin.passwordCost,
     setupUrl: `${adminOrigin}/admin/setup`,
   });
@@ -211,6 +214,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     settings: new SettingsService({ store, clock, box, connectors, onChanged: (id) => channels.onChange.forEach((listener) => listener(id)) }),
     sessions,
     users,
+    passwordWork,
   };
   const origin = requestOrigin(config.admin.trustedProxies);
 

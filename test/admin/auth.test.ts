@@ -9,6 +9,7 @@ import { ManualClock } from '../../src/lib/clock.js';
 import { connect } from 'node:net';
 import { once } from 'node:events';
 import { AdminClient } from './auth-client.js';
+import { HASHING_CONCURRENCY, HASHING_QUEUE } from '../../src/domain/users/hashing.js';
 import { eventually } from '../helpers/waits.js';
 
 const PASSWORD = 'correct horse battery';
@@ -444,6 +445,94 @@ for (const { dialect, skip, test } of await dialects()) {
       assertErrorBody(last.body, 429, /exceeded maximum number of requests/);
       assert.equal((await small.api.get('/v1/channels')).status, 429);
       assert.equal((await client.get('/admin/api/v1/channels')).status, 200, 'the app still shows its pages');
+    });
+
+    test('password hashing is bounded: with every turn and the queue taken, sign-in and password change answer 503 at once', async () => {
+      const { client } = await signedIn('hash-bound@example.com');
+      const work = server.runtime.services.passwordWork;
+      const holds: Array<() => void> = [];
+      const held: Array<Promise<unknown>> = [];
+      while (work.load.active < HASHING_CONCURRENCY || work.load.waiting < HASHING_QUEUE) {
+        held.push(work.run(() => new Promise<void>((resolve) => holds.push(resolve))));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      try {
+        const signIn = await browser().signIn('hash-bound@example.com', PASSWORD);
+        assert.equal(signIn.status, 503);
+        assertErrorBody(signIn.body, 503, 'The server is busy checking passwords. Try again in a moment.');
+        assert.equal(signIn.headers.get('retry-after'), '1');
+        const change = await client.post('/admin/api/session/password', { current_password: PASSWORD, new_password: 'a brand new secret' });
+        assert.equal(change.status, 503);
+        assertErrorBody(change.body, 503, /busy checking passwords/);
+        const add = await client.post('/admin/api/users', { email: 'queued@example.com', role: 'member', password: PASSWORD });
+        assert.equal(add.status, 503);
+        assert.equal(add.headers.get('retry-after'), '1');
+      } finally {
+        while (holds.length > 0 || work.load.active > 0) {
+          holds.shift()?.();
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        await Promise.all(held);
+      }
+      assert.equal((await browser().signIn('hash-bound@example.com', PASSWORD)).status, 200, 'free again');
+    });
+
+    test('successful sign-ins are throttled too: 30 per e-mail and 60 per address in 15 minutes', async () => {
+      await addUser('looper@example.com');
+      for (let i = 0; i < 30; i++) {
+        // From ever new addresses: the e-mail's own count of successes blocks it.
+        assert.equal((await browser().signIn('looper@example.com', PASSWORD)).status, 200, `sign-in ${i}`);
+      }
+      const blocked = await browser().signIn('looper@example.com', PASSWORD);
+      assert.equal(blocked.status, 429);
+      assertErrorBody(blocked.body, 429, /^Too many sign-ins\. Try again in \d+ seconds\.$/);
+      assert.equal(blocked.headers.get('retry-after'), String(15 * 60));
+      clock.advance(15 * MINUTE);
+      assert.equal((await browser().signIn('looper@example.com', PASSWORD)).status, 200, 'the window passed');
+
+      const office = browser();
+      for (let i = 0; i < 60; i++) {
+        const email = `office${i}@example.com`;
+        await addUser(email);
+        assert.equal((await office.fresh().signIn(email, PASSWORD)).status, 200, email);
+      }
+      await addUser('office-late@example.com');
+      const late = await office.fresh().signIn('office-late@example.com', PASSWORD);
+      assert.equal(late.status, 429, 'the address signed in 60 times');
+      assert.equal((await browser().signIn('office-late@example.com', PASSWORD)).status, 200, 'another address signs in');
+      clock.advance(15 * MINUTE);
+    });
+
+    test('the current password on a change is throttled like sign-in: ten wrong ones, then 429 even when right', async () => {
+      const { client } = await signedIn('changer@example.com');
+      for (let i = 0; i < 10; i++) {
+        const wrong = await client.post('/admin/api/session/password', { current_password: `not it ${i} at all`, new_password: 'a brand new secret' });
+        assert.equal(wrong.status, 422, `try ${i}`);
+        clock.advance(MINUTE);
+      }
+      const blocked = await client.post('/admin/api/session/password', { current_password: PASSWORD, new_password: 'a brand new secret' });
+      assert.equal(blocked.status, 429);
+      assertErrorBody(blocked.body, 429, /^Too many password checks/);
+      assert.equal(blocked.headers.get('retry-after'), String(5 * 60));
+      assert.equal((await browser().signIn('changer@example.com', PASSWORD)).status, 429, "the e-mail's failures are one count");
+      clock.advance(5 * MINUTE);
+      const ok = await client.post('/admin/api/session/password', { current_password: PASSWORD, new_password: 'a brand new secret' });
+      assert.equal(ok.status, 204, ok.text);
+      clock.advance(15 * MINUTE);
+    });
+
+    test('a user holds at most 10 sessions: the 11th sign-in ends the oldest', async () => {
+      await addUser('many-tabs@example.com');
+      const clients: AdminClient[] = [];
+      for (let i = 0; i < 11; i++) {
+        const c = browser();
+        assert.equal((await c.signIn('many-tabs@example.com', PASSWORD)).status, 200);
+        clients.push(c);
+        clock.advance(1000);
+      }
+      assert.equal((await clients[0]!.get('/admin/api/session')).status, 401, 'the oldest ended');
+      for (const c of clients.slice(1)) assert.equal((await c.get('/admin/api/session')).status, 200);
+      clock.advance(15 * MINUTE);
     });
 
     test('a user who must change the password may only change it, see the session and sign out', async () => {

@@ -154,6 +154,21 @@ export class AdminSessionsRepo {
     return Number(result.numDeletedRows);
   }
 
+  /** Ends the user's sessions beyond the `keep` newest (by start); answers how many ended. */
+  async keepNewest(userId: number, keep: number): Promise<number> {
+    const rows = await this.db
+      .selectFrom('admin_sessions')
+      .select('id_hash')
+      .where('user_id', '=', userId)
+      .orderBy('created_at', 'desc')
+      .orderBy('last_seen_at', 'desc')
+      .execute();
+    const older = rows.slice(keep).map((r) => r.id_hash);
+    if (older.length === 0) return 0;
+    const result = await this.db.deleteFrom('admin_sessions').where('id_hash', 'in', older).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   /** Removes sessions past their absolute end or idle since `idleBefore`. */
   async deleteExpired(now: number, idleBefore: number): Promise<number> {
     const result = await this.db

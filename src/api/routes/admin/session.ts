@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { UserService, SignedIn } from '../../../domain/users/service.js';
-import { SignInThrottled } from '../../../domain/users/service.js';
 import type { SessionService } from '../../../domain/users/sessions.js';
 import { accountJson, userJson } from '../../../domain/users/views.js';
 import type { Clock } from '../../../lib/clock.js';
@@ -8,6 +7,7 @@ import { ErrorBody } from '../../../schemas/common.js';
 import { sessionCookie, type RequestOrigin } from '../../admin-guard.js';
 import { adminSessionOf } from '../../context.js';
 import type { RoutePlugin } from '../../route-group.js';
+import { retryAfterHeader } from './retry-after.js';
 import { PasswordChangeBody, SessionView, SetupBody, SignInBody } from './schemas.js';
 
 export interface SessionRouteDeps {
@@ -22,6 +22,7 @@ export interface SessionRouteDeps {
  * and setup need no session (only a same-site Origin); the rest run behind the admin guard.
  */
 export const sessionRoutes: RoutePlugin<SessionRouteDeps> = async (app, deps) => {
+  app.addHook('onError', retryAfterHeader);
   const started = (request: FastifyRequest, reply: FastifyReply, done: SignedIn) => {
     const maxAge = (done.session.expiresAt - deps.clock.now()) / 1000;
     void reply.header('Set-Cookie', sessionCookie(done.session.id, maxAge, deps.origin.isHttps(request)));
@@ -32,17 +33,9 @@ export const sessionRoutes: RoutePlugin<SessionRouteDeps> = async (app, deps) =>
     '/session',
     {
       config: { adminSession: 'none' },
-      schema: { hide: true, body: SignInBody, 'x-response': { 200: SessionView, 401: ErrorBody, 429: ErrorBody } },
+      schema: { hide: true, body: SignInBody, 'x-response': { 200: SessionView, 401: ErrorBody, 429: ErrorBody, 503: ErrorBody } },
     },
-    async (request, reply) => {
-      try {
-        const done = await deps.users.signIn(request.body.email, request.body.password, deps.origin.clientAddress(request));
-        return started(request, reply, done);
-      } catch (error) {
-        if (error instanceof SignInThrottled) void reply.header('Retry-After', String(error.retryAfterSeconds));
-        throw error;
-      }
-    },
+    async (request, reply) => started(request, reply, await deps.users.signIn(request.body.email, request.body.password, deps.origin.clientAddress(request))),
   );
 
   // A user who must change their password may still see who they are, change it, and sign out.
@@ -63,9 +56,9 @@ export const sessionRoutes: RoutePlugin<SessionRouteDeps> = async (app, deps) =>
 
   app.post(
     '/session/password',
-    { config: allowed, schema: { hide: true, body: PasswordChangeBody, 'x-response': { 422: ErrorBody } } },
+    { config: allowed, schema: { hide: true, body: PasswordChangeBody, 'x-response': { 422: ErrorBody, 429: ErrorBody, 503: ErrorBody } } },
     async (request, reply) => {
-      await deps.users.changePassword(adminSessionOf(request), request.body.current_password, request.body.new_password);
+      await deps.users.changePassword(adminSessionOf(request), request.body.current_password, request.body.new_password, deps.origin.clientAddress(request));
       return reply.code(204).send();
     },
   );
