@@ -535,6 +535,81 @@ for (const { dialect, skip, test } of await dialects()) {
       clock.advance(15 * MINUTE);
     });
 
+    test("an e-mail is unique within an account only: adding another account's user answers as for anyone", async () => {
+      const other = await server.newAccount('free');
+      await addUser('shared@example.com', 'member', other.accountId);
+      const { client: owner } = await signedIn('adder@example.com');
+      const added = await owner.post('/admin/api/users', { email: 'Shared@Example.com', role: 'member' });
+      assert.equal(added.status, 201, added.text);
+      const fresh = await owner.post('/admin/api/users', { email: 'never-seen@example.com', role: 'member' });
+      assert.equal(fresh.status, 201);
+      assert.deepEqual(Object.keys(added.body).sort(), Object.keys(fresh.body).sort(), 'the same answer as for an unused address');
+      const again = await owner.post('/admin/api/users', { email: 'shared@EXAMPLE.com', role: 'member' });
+      assert.equal(again.status, 422, 'twice in one account is refused');
+      assertErrorBody(again.body, 422, 'A user of this account has this e-mail address already.', 'email');
+      const listed = await owner.get('/admin/api/users');
+      assert.equal(listed.body.data.filter((u: { email: string }) => u.email.toLowerCase() === 'shared@example.com').length, 1, 'only our own user is listed');
+    });
+
+    test('one person in several accounts: each password signs in to its own account; one password for several lets the person choose', async () => {
+      const first = await server.newAccount('free');
+      const second = await server.newAccount('developer');
+      const third = await server.newAccount('free');
+      const { users } = server.runtime.services;
+      const own = async (accountId: number, password: string) => {
+        const made = await users.createUser({ accountId, email: 'person@example.com', role: 'owner' });
+        await users.setUp(new URL(made.setupLink!).searchParams.get('token')!, password);
+      };
+      await own(first.accountId, 'the same long password');
+      await own(second.accountId, 'the same long password');
+      await own(third.accountId, 'a third one of its own');
+
+      const direct = browser();
+      const third1 = await direct.signIn('person@example.com', 'a third one of its own');
+      assert.equal(third1.status, 200, third1.text);
+      assert.equal(third1.body.account.id, String(third.accountId));
+
+      const chooser = browser();
+      const choice = await chooser.signIn('person@example.com', 'the same long password');
+      assert.equal(choice.status, 200, choice.text);
+      assert.deepEqual(choice.body, {
+        choose_account: [
+          { id: String(first.accountId), name: 'test', plan: 'free' },
+          { id: String(second.accountId), name: 'test', plan: 'developer' },
+        ],
+      });
+      assert.equal(chooser.cookie, null, 'no session before the choice');
+      assert.equal(choice.headers.get('set-cookie'), null);
+
+      const picked = await chooser.post('/admin/api/session', {
+        email: 'person@example.com',
+        password: 'the same long password',
+        account_id: String(second.accountId),
+      });
+      assert.equal(picked.status, 200, picked.text);
+      assert.equal(picked.body.account.id, String(second.accountId));
+      const channels = await chooser.get('/admin/api/v1/channels');
+      assert.equal(channels.status, 200);
+
+      const notTheirs = await browser().post('/admin/api/session', {
+        email: 'person@example.com',
+        password: 'the same long password',
+        account_id: String(third.accountId),
+      });
+      assert.equal(notTheirs.status, 401, "another account's password does not open it");
+      assertErrorBody(notTheirs.body, 401, 'Wrong email or password.');
+      const stranger = await browser().post('/admin/api/session', {
+        email: 'person@example.com',
+        password: 'the same long password',
+        account_id: String(server.accountId),
+      });
+      assert.equal(stranger.status, 401, 'an account the person is no user of answers like a wrong password');
+      assertErrorBody(stranger.body, 401, 'Wrong email or password.');
+      const bad = await browser().post('/admin/api/session', { email: 'person@example.com', password: 'the same long password', account_id: 'one' });
+      assert.equal(bad.status, 422);
+      assertErrorBody(bad.body, 422, 'The account id is not valid.', 'account_id');
+    });
+
     test('a user who must change the password may only change it, see the session and sign out', async () => {
       await addUser('forced@example.com', 'owner');
       const client = browser();

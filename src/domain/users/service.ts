@@ -46,6 +46,14 @@ export interface UserServiceDeps {
   setupUrl: string;
 }
 
+/** Users of one e-mail checked at a sign-in: the accounts one person uses. */
+export const ACCOUNTS_PER_EMAIL = 10;
+
+/** The password matched users of several accounts: sign in again naming one of them. */
+export interface AccountChoice {
+  chooseAccount: Account[];
+}
+
 /** A signed-in user: the user, the account, and the new session for the cookie. */
 export interface SignedIn {
   user: AdminUser;
@@ -108,7 +116,8 @@ export class UserService {
     try {
       await this.deps.store.adminUsers.insert(row);
     } catch (error) {
-      if (error instanceof UniqueViolation) throw ApiError.invalid(USER_EMAIL_FIELD, input.email, 'A user with this e-mail address exists already.');
+      // Only this account's users are compared: another account's say nothing here.
+      if (error instanceof UniqueViolation) throw ApiError.invalid(USER_EMAIL_FIELD, input.email, 'A user of this account has this e-mail address already.');
       throw error;
     }
     const setupLink = password === undefined ? await this.newSetupLink(row.id) : null;
@@ -159,20 +168,35 @@ export class UserService {
   /**
    * Checks e-mail and password; the same answer whether the e-mail is unknown or the password
    * wrong, in about the same time. Throttled per e-mail and per client address, failures and
-   * successes alike (throttle.ts).
+   * successes alike (throttle.ts). One person may be a user of several accounts: without
+   * `accountId`, when the password matches the users of more than one, the answer lists those
+   * accounts (no session) and the person signs in again naming one; with it, only that
+   * account's user is checked.
    */
-  async signIn(email: string, password: string, address: string): Promise<SignedIn> {
+  async signIn(email: string, password: string, address: string, accountId?: number): Promise<SignedIn | AccountChoice> {
     const key = emailKey(email);
     const attempt = await this.deps.throttle.begin(key, address);
     if (attempt.retryAfter > 0) throw new SignInThrottled(attempt.retryAfter, attempt.successes ? 'sign-ins' : 'failed sign-ins');
-    const row = key.length <= EMAIL_MAX_LENGTH ? await this.deps.store.adminUsers.findByEmailKey(key) : undefined;
+    const rows = key.length <= EMAIL_MAX_LENGTH ? await this.deps.store.adminUsers.findAllByEmailKey(key, ACCOUNTS_PER_EMAIL) : [];
+    const candidates = rows.filter((r) => r.password_hash !== null && (accountId === undefined || Number(r.account_id) === accountId));
     const usable = password.length <= PASSWORD_MAX_LENGTH;
-    const hash = row?.password_hash ?? (await this.decoyHash());
-    const matches = usable && (await this.verify(password, hash)) && row?.password_hash != null;
+    const matched: AdminUserRow[] = [];
+    if (candidates.length === 0) {
+      if (usable) await this.verify(password, await this.decoyHash());
+    } else if (usable) {
+      // Each account's user has a password of its own: the person is a user of those it matches.
+      for (const row of candidates) if (await this.verify(password, row.password_hash!)) matched.push(row);
+    }
     // A failure stays counted (the attempt's rows are the count).
-    if (!row || !matches) throw ApiError.of('unauthorized', WRONG_CREDENTIALS);
+    if (matched.length === 0) throw ApiError.of('unauthorized', WRONG_CREDENTIALS);
     await this.deps.throttle.succeeded(key, address, attempt);
-    return this.startSession(row);
+    if (matched.length === 1) return this.startSession(matched[0]!);
+    const accounts: Account[] = [];
+    for (const row of matched) {
+      const account = await this.deps.store.accounts.get(row.account_id);
+      if (account) accounts.push(toAccount(account));
+    }
+    return { chooseAccount: accounts };
   }
 
   /** Sets the password from a one-time setup link and signs in; the link is spent. */

@@ -16,7 +16,7 @@ export interface SessionWithUser {
 export class AdminUsersRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** Rejects with UniqueViolation when the e-mail is taken (in any letter case). */
+  /** Rejects with UniqueViolation when the e-mail is taken in the account (in any letter case). */
   async insert(row: AdminUserRow): Promise<void> {
     try {
       await this.db.insertInto('admin_users').values(row).execute();
@@ -34,8 +34,9 @@ export class AdminUsersRepo {
     return this.db.selectFrom('admin_users').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
   }
 
-  async findByEmailKey(emailKey: string): Promise<AdminUserRow | undefined> {
-    return this.db.selectFrom('admin_users').selectAll().where('email_key', '=', emailKey).executeTakeFirst();
+  /** The users of an e-mail in every account (one person may be a user of several), oldest account first. */
+  async findAllByEmailKey(emailKey: string, limit: number): Promise<AdminUserRow[]> {
+    return this.db.selectFrom('admin_users').selectAll().where('email_key', '=', emailKey).orderBy('account_id').orderBy('id').limit(limit).execute();
   }
 
   async listForAccount(accountId: number): Promise<AdminUserRow[]> {

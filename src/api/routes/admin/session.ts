@@ -8,7 +8,10 @@ import { sessionCookie, type RequestOrigin } from '../../admin-guard.js';
 import { adminSessionOf } from '../../context.js';
 import type { RoutePlugin } from '../../route-group.js';
 import { retryAfterHeader } from './retry-after.js';
-import { PasswordChangeBody, SessionView, SetupBody, SignInBody } from './schemas.js';
+import { Type } from '@sinclair/typebox';
+import { ApiError } from '../../../lib/errors.js';
+import { parseId } from '../../../lib/ids.js';
+import { AccountChoiceView, PasswordChangeBody, SessionView, SetupBody, SignInBody } from './schemas.js';
 
 export interface SessionRouteDeps {
   users: UserService;
@@ -33,9 +36,24 @@ export const sessionRoutes: RoutePlugin<SessionRouteDeps> = async (app, deps) =>
     '/session',
     {
       config: { adminSession: 'none' },
-      schema: { hide: true, body: SignInBody, 'x-response': { 200: SessionView, 401: ErrorBody, 429: ErrorBody, 503: ErrorBody } },
+      schema: {
+        hide: true,
+        body: SignInBody,
+        'x-response': { 200: Type.Union([SessionView, AccountChoiceView]), 401: ErrorBody, 422: ErrorBody, 429: ErrorBody, 503: ErrorBody },
+      },
     },
-    async (request, reply) => started(request, reply, await deps.users.signIn(request.body.email, request.body.password, deps.origin.clientAddress(request))),
+    async (request, reply) => {
+      const { email, password, account_id } = request.body;
+      let accountId: number | undefined;
+      if (account_id !== undefined) {
+        const parsed = parseId(account_id);
+        if (parsed === null) throw ApiError.invalid('account_id', account_id, 'The account id is not valid.');
+        accountId = parsed;
+      }
+      const done = await deps.users.signIn(email, password, deps.origin.clientAddress(request), accountId);
+      if ('chooseAccount' in done) return { choose_account: done.chooseAccount.map(accountJson) };
+      return started(request, reply, done);
+    },
   );
 
   // A user who must change their password may still see who they are, change it, and sign out.
