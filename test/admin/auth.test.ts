@@ -546,7 +546,7 @@ for (const { dialect, skip, test } of await dialects()) {
       assert.deepEqual(Object.keys(added.body).sort(), Object.keys(fresh.body).sort(), 'the same answer as for an unused address');
       const again = await owner.post('/admin/api/users', { email: 'shared@EXAMPLE.com', role: 'member' });
       assert.equal(again.status, 422, 'twice in one account is refused');
-      assertErrorBody(again.body, 422, 'A user of this account has this e-mail address already.', 'email');
+      assertErrorBody(again.body, 422, 'A user with this e-mail address exists already in this account.', 'email');
       const listed = await owner.get('/admin/api/users');
       assert.equal(listed.body.data.filter((u: { email: string }) => u.email.toLowerCase() === 'shared@example.com').length, 1, 'only our own user is listed');
     });

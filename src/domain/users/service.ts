@@ -117,7 +117,8 @@ export class UserService {
       await this.deps.store.adminUsers.insert(row);
     } catch (error) {
       // Only this account's users are compared: another account's say nothing here.
-      if (error instanceof UniqueViolation) throw ApiError.invalid(USER_EMAIL_FIELD, input.email, 'A user of this account has this e-mail address already.');
+      if (error instanceof UniqueViolation)
+        throw ApiError.invalid(USER_EMAIL_FIELD, input.email, 'A user with this e-mail address exists already in this account.');
       throw error;
     }
     const setupLink = password === undefined ? await this.newSetupLink(row.id) : null;
