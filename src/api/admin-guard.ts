@@ -174,6 +174,7 @@ export function adminGuard(deps: AdminGuardDeps): (request: FastifyRequest, repl
       }
     }
     if (!deps.sessionLimits.tryAcquire(account.id)) {
+      if (!change) deps.sessionLimits.refundRead(account.id);
       void reply.header('Retry-After', '1');
       throw ApiError.of('rate_limited', SESSION_BUSY);
     }

@@ -32,6 +32,11 @@ export class SessionLimits {
     return Math.max(1, Math.ceil(this.reads.waitMs(key) / 1000));
   }
 
+  /** Gives a read back that was refused for another reason (no slot free). */
+  refundRead(accountId: number): void {
+    this.reads.refund(String(accountId), 1);
+  }
+
   tryAcquire(accountId: number): boolean {
     return this.gate.tryAcquire(accountId, SESSION_CONCURRENCY);
   }
