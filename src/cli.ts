@@ -10,6 +10,7 @@ import { LocalFileStore } from './files/file-store.js';
 import { serve } from './main.js';
 import { SessionService } from './domain/users/sessions.js';
 import { SignInThrottle } from './domain/users/throttle.js';
+import { PasswordWork } from './domain/users/hashing.js';
 import { UserService } from './domain/users/service.js';
 import { isRole, ROLES, userJson } from './domain/users/views.js';
 import { ApiError } from './lib/errors.js';
@@ -96,6 +97,7 @@ async function withUsers<T>(config: Config, work: (users: UserService, accounts:
       clock,
       sessions: new SessionService({ store, clock }),
       throttle: new SignInThrottle({ store, clock, ids }),
+      hashing: new PasswordWork(),
       passwordCost: config.admin.passwordCost,
       setupUrl: `${new URL(config.publicUrl).origin}/admin/setup`,
     });

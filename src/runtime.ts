@@ -9,6 +9,7 @@ import type { Store } from './store/store.js';
 import { AccountService } from './domain/accounts/service.js';
 import { ChannelService } from './domain/channels/service.js';
 import { ConcurrencyGate, RateLimiter } from './domain/limits/rate-limiter.js';
+import { SessionLimits } from './domain/limits/session-limits.js';
 import { ConnectorRegistry } from './connectors/connector.js';
 import { CONNECTOR_SETTINGS, defaultConnectors } from './connectors/registry-defaults.js';
 import { InboundService } from './domain/inbound/service.js';
@@ -65,6 +66,7 @@ import { trialDrivers } from './trial/index.js';
 import { requestOrigin } from './api/admin-guard.js';
 import { SessionService } from './domain/users/sessions.js';
 import { SignInThrottle } from './domain/users/throttle.js';
+import { PasswordWork } from './domain/users/hashing.js';
 import { UserService } from './domain/users/service.js';
 import { ReceivedTextClassifier } from './domain/nlp/classifier.js';
 import { NlpIntegrationService } from './domain/nlp/service.js';
@@ -192,12 +194,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   // The administration app's users: sessions, the sign-in throttle, setup links at {origin}/admin/setup.
   const adminOrigin = new URL(config.publicUrl).origin;
   const sessions = new SessionService({ store, clock });
+  const passwordWork = new PasswordWork();
   const users = new UserService({
     store,
     ids,
     clock,
     sessions,
     throttle: new SignInThrottle({ store, clock, ids }),
+    hashing: passwordWork,
     passwordCost: config.admin.passwordCost,
     setupUrl: `${adminOrigin}/admin/setup`,
   });
@@ -213,6 +217,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     settings: new SettingsService({ store, clock, box, connectors, onChanged: (id) => channels.onChange.forEach((listener) => listener(id)) }),
     sessions,
     users,
+    passwordWork,
   };
   const origin = requestOrigin(config.admin.trustedProxies);
 
@@ -304,7 +309,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     bodyLimitBytes: config.bodyLimitBytes,
     tls: config.tls,
     guard: services,
-    admin: { sessions: services.sessions, rateLimiter: services.rateLimiter, trustedProxies: config.admin.trustedProxies, publicOrigin: adminOrigin },
+    admin: {
+      sessions: services.sessions,
+      rateLimiter: services.rateLimiter,
+      sessionLimits: new SessionLimits(clock),
+      trustedProxies: config.admin.trustedProxies,
+      publicOrigin: adminOrigin,
+    },
     routes: {
       public: [
         routeGroup(healthRoutes, { store }),

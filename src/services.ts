@@ -8,6 +8,7 @@ import type { MessageService } from './domain/messages/service.js';
 import type { ContactService } from './domain/contacts/service.js';
 import type { SessionService } from './domain/users/sessions.js';
 import type { UserService } from './domain/users/service.js';
+import type { PasswordWork } from './domain/users/hashing.js';
 
 /** The domain services, built once by the runtime, which hands the HTTP route groups and the workers what they need. */
 export interface Services {
@@ -23,4 +24,6 @@ export interface Services {
   /** The administration app's sessions and users. */
   sessions: SessionService;
   users: UserService;
+  /** The bound on password hashing the users' service runs its scrypt calls under. */
+  passwordWork: PasswordWork;
 }

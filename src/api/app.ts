@@ -15,6 +15,9 @@ import { routeGroup } from './route-group.js';
 import { docsRoutes } from './routes/docs.js';
 import './context.js';
 
+/** A year, the usual value; subdomains are left alone (they may be other services). */
+export const HSTS = 'max-age=31536000';
+
 /** Request ids from a pool of random bytes: one call into the crypto library per 512 requests, not per request. */
 function requestIds(): () => string {
   let pool = Buffer.alloc(0);
@@ -71,9 +74,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     closing = true;
     done();
   });
+  // Served over TLS by this process, browsers are told to keep to HTTPS (behind a proxy, the
+  // proxy that ends TLS says so).
+  const hsts = https !== null;
   // A synchronous hook: an async one costs a promise per request for one header.
   app.addHook('onRequest', (request, reply, done) => {
     void reply.header('X-Request-Id', request.id);
+    if (hsts) void reply.header('Strict-Transport-Security', HSTS);
     if (!closing) return done();
     void reply
       .code(503)

@@ -15,6 +15,8 @@ declare module 'fastify' {
     account?: Account;
     /** Whether this request holds a slot of the account's concurrency cap. */
     holdsSlot?: boolean;
+    /** Whether this request holds a slot of the administration sessions' own cap (admin-guard.ts). */
+    holdsAdminSlot?: boolean;
     /** Set by the admin guard (admin-guard.ts) on every route of the admin scope that needs a session. */
     adminUser?: AdminUserContext;
     /** The session behind the request's cookie (admin scope). */
@@ -23,6 +25,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** An admin route that needs no session (sign-in, setup): the guard checks only the Origin. */
     adminSession?: 'none';
+    /** An admin route a user who must change their password may use (the change, the session, sign-out). */
+    beforePasswordChange?: true;
     /** A catch-all route kept out of the route table (it must not make other paths answer 405). */
     notInRouteTable?: boolean;
   }

@@ -53,6 +53,21 @@ export const UI_CONFIG = {
   defaultModelExpandDepth: 3,
   displayRequestDuration: true,
   filter: true,
-  persistAuthorization: true,
+  // A pasted token stays in the page's memory only: this origin is the administration app's too.
+  persistAuthorization: false,
   tryItOutEnabled: false,
 } as const;
+
+/**
+ * The headers of every answer under /v1/docs: the page shares its origin with the administration
+ * app, so it gets the app's protections (no framing, nothing loaded or sent elsewhere). The
+ * renderer sets style attributes in the markup it builds, hence `'unsafe-inline'` for styles
+ * only; its scripts are files served here.
+ */
+export const DOCS_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy':
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'",
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'same-origin',
+};

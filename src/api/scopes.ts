@@ -3,7 +3,7 @@ import { notFoundHandler } from './errors.js';
 import type { RouteGroup } from './route-group.js';
 import type { RouteTable } from './route-table.js';
 import { tokenGuard, type GuardDeps } from './token-guard.js';
-import { adminApiHeaders, adminGuard, type AdminGuardDeps } from './admin-guard.js';
+import { adminApiHeaders, adminGuard, releaseAdminSlot, type AdminGuardDeps } from './admin-guard.js';
 
 /** Where the admin scope's routes live: the app-only groups and the token groups mounted again. */
 export const ADMIN_API_PREFIX = '/admin/api';
@@ -97,6 +97,15 @@ export async function registerScopes(
       });
       scope.addHook('onRequest', adminApiHeaders);
       scope.addHook('onRequest', adminGuard(deps.admin));
+      const releaseAdmin = releaseAdminSlot(deps.admin.sessionLimits);
+      scope.addHook('onResponse', (request, _reply, done) => {
+        releaseAdmin(request);
+        done();
+      });
+      scope.addHook('onRequestAbort', (request, done) => {
+        releaseAdmin(request);
+        done();
+      });
       for (const group of [...routes.admin, ...routes.token]) group.register(scope);
       for (const url of ['/', '/*']) {
         scope.route({

@@ -162,6 +162,29 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['keyboard
       await a.assertNoProblems([{ status: 429, path: '/admin/api/session' }]);
     });
 
+    test('a person who is a user of two accounts with one password chooses the account, then lands in it', async () => {
+      const shop = await s.newAccount('free');
+      const agency = await s.newAccount('developer');
+      await createAdminUser(s, shop.accountId, 'both@example.com', 'owner', 'one password for both');
+      await createAdminUser(s, agency.accountId, 'both@example.com', 'member', 'one password for both');
+      const a = await app.open(s.origin);
+      await a.goto('/admin/channels');
+      await a.page.getByLabel('E-mail').fill('both@example.com');
+      await a.page.getByLabel('Password').fill('one password for both');
+      await a.page.getByRole('button', { name: 'Sign in' }).click();
+      await a.page.getByRole('heading', { name: 'Choose an account' }).waitFor();
+      await checkAccessibility(a.page, 'the account choice');
+      const choices = a.page.getByRole('list', { name: 'Accounts' }).getByRole('button');
+      assert.deepEqual(await choices.allTextContents(), [`test (free plan, account ${shop.accountId})`, `test (developer plan, account ${agency.accountId})`]);
+      assert.equal((await a.context.request.get('/admin/api/session')).status(), 401, 'no session before the choice');
+      await a.page.getByRole('button', { name: `test (developer plan, account ${agency.accountId})` }).click();
+      await a.page.getByRole('heading', { name: 'Channels', level: 1 }).waitFor();
+      const session = await (await a.context.request.get('/admin/api/session')).json();
+      assert.equal(session.account.id, String(agency.accountId));
+      assert.equal(session.user.role, 'member');
+      await a.assertNoProblems();
+    });
+
     test('a one-time setup link sets the password and signs in; the link works once', async () => {
       const made = await s.runtime.services.users.createUser({ accountId: s.accountId, email: 'new.hire@example.com', role: 'member' });
       assert.ok(made.setupLink);

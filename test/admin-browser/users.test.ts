@@ -66,7 +66,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['an owner
       await dialog.getByLabel('Initial password (optional)').fill('a password for you');
       await dialog.getByRole('button', { name: 'Add user' }).click();
       // The server's 422 names the field; the page shows it there.
-      await dialog.getByText('A user with this e-mail address exists already.').waitFor();
+      await dialog.getByText('A user with this e-mail address exists already in this account.').waitFor();
       assert.equal(await dialog.getByLabel('E-mail').getAttribute('aria-invalid'), 'true');
       await dialog.getByLabel('E-mail').fill('helper@example.com');
       await dialog.getByRole('button', { name: 'Add user' }).click();

@@ -43,11 +43,13 @@ export class AdminClient {
   }
 }
 
-/** A user of `accountId` with `role`, signed in. */
+/** A user of `accountId` with `role`, with a password of their own (through a setup link, as a new user), signed in. */
 export async function signedIn(s: TestServer, accountId: number, role: 'owner' | 'member'): Promise<AdminClient> {
   const email = `${role}-${randomBytes(4).toString('hex')}@example.com`;
   const password = `pw-${randomBytes(8).toString('hex')}`;
-  await s.runtime.services.users.createUser({ accountId, email, role, password });
+  const { users } = s.runtime.services;
+  const made = await users.createUser({ accountId, email, role });
+  await users.setUp(new URL(made.setupLink ?? '').searchParams.get('token') ?? '', password);
   const res = await fetch(`${s.origin}/admin/api/session`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

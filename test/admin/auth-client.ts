@@ -12,6 +12,8 @@ export interface AdminResponse<T = any> {
 
 export class AdminClient {
   cookie: string | null = null;
+  /** The session cookie's name as last set: `__Host-parley_session` over HTTPS. */
+  cookieName = 'parley_session';
   csrf: string | null = null;
   /** The last Set-Cookie line for the session cookie, as sent. */
   lastSetCookie: string | null = null;
@@ -24,7 +26,7 @@ export class AdminClient {
 
   async request<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string | null> = {}): Promise<AdminResponse<T>> {
     const h: Record<string, string> = {};
-    if (this.cookie) h.cookie = `parley_session=${this.cookie}`;
+    if (this.cookie) h.cookie = `${this.cookieName}=${this.cookie}`;
     if (this.csrf && method !== 'GET' && method !== 'HEAD') h['x-csrf-token'] = this.csrf;
     if (this.clientAddress) h['x-forwarded-for'] = this.clientAddress;
     if (body !== undefined) h['content-type'] = 'application/json';
@@ -40,10 +42,11 @@ export class AdminClient {
     } catch {
       parsed = undefined;
     }
-    const set = res.headers.getSetCookie().find((c) => c.startsWith('parley_session='));
+    const set = res.headers.getSetCookie().find((c) => /^(__Host-)?parley_session=/.test(c));
     if (set) {
       this.lastSetCookie = set;
-      const value = set.slice('parley_session='.length).split(';')[0] ?? '';
+      this.cookieName = set.slice(0, set.indexOf('='));
+      const value = set.slice(this.cookieName.length + 1).split(';')[0] ?? '';
       this.cookie = value.length > 0 && !/Max-Age=0(;|$)/.test(set) ? value : null;
     }
     const csrf = (parsed as { csrf_token?: unknown } | undefined)?.csrf_token;

@@ -16,7 +16,7 @@ describe('administration sign-in over HTTPS', () => {
   });
   after(async () => s?.close());
 
-  test('the session cookie is Secure', async () => {
+  test('the session cookie is __Host- prefixed: Secure, Path=/, no Domain', async () => {
     await s.runtime.services.users.createUser({ accountId: s.accountId, email: 'tls@example.com', role: 'owner', password: PASSWORD });
     const port = new URL(s.origin).port;
     const body = JSON.stringify({ email: 'tls@example.com', password: PASSWORD });
@@ -40,7 +40,9 @@ describe('administration sign-in over HTTPS', () => {
       req.end(body);
     });
     assert.equal(status, 200);
-    const session = cookies.find((c) => c.startsWith('parley_session='));
-    assert.ok(session?.split('; ').includes('Secure'), String(session));
+    const session = cookies.find((c) => c.startsWith('__Host-parley_session='));
+    const flags = session?.split('; ') ?? [];
+    assert.ok(flags.includes('Secure') && flags.includes('Path=/') && !flags.some((f) => f.startsWith('Domain')), String(session));
+    assert.ok(!cookies.some((c) => c.startsWith('parley_session=')), 'no unprefixed cookie');
   });
 });

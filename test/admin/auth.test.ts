@@ -6,7 +6,11 @@ import { join } from 'node:path';
 import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { ManualClock } from '../../src/lib/clock.js';
+import { connect } from 'node:net';
+import { once } from 'node:events';
 import { AdminClient } from './auth-client.js';
+import { HASHING_CONCURRENCY, HASHING_QUEUE } from '../../src/domain/users/hashing.js';
+import { eventually } from '../helpers/waits.js';
 
 const PASSWORD = 'correct horse battery';
 const MINUTE = 60_000;
@@ -54,8 +58,11 @@ for (const { dialect, skip, test } of await dialects()) {
       const made = await server.runtime.services.users.createUser({ accountId, email, role, password: PASSWORD });
       return made.user;
     };
+    /** A user whose password is their own (no change required), signed in. */
     const signedIn = async (email: string, role: 'owner' | 'member' = 'owner', accountId = server.accountId) => {
       const user = await addUser(email, role, accountId);
+      const row = await server.runtime.store.adminUsers.get(user.id);
+      await server.runtime.store.adminUsers.setPassword(user.id, row!.password_hash, false);
       const client = browser();
       const res = await client.signIn(email, PASSWORD);
       assert.equal(res.status, 200, res.text);
@@ -438,6 +445,293 @@ for (const { dialect, skip, test } of await dialects()) {
       assertErrorBody(last.body, 429, /exceeded maximum number of requests/);
       assert.equal((await small.api.get('/v1/channels')).status, 429);
       assert.equal((await client.get('/admin/api/v1/channels')).status, 200, 'the app still shows its pages');
+    });
+
+    test('password hashing is bounded: with every turn and the queue taken, sign-in and password change answer 503 at once', async () => {
+      const { client } = await signedIn('hash-bound@example.com');
+      const work = server.runtime.services.passwordWork;
+      const holds: Array<() => void> = [];
+      const held: Array<Promise<unknown>> = [];
+      while (work.load.active < HASHING_CONCURRENCY || work.load.waiting < HASHING_QUEUE) {
+        held.push(work.run(() => new Promise<void>((resolve) => holds.push(resolve))));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      try {
+        const signIn = await browser().signIn('hash-bound@example.com', PASSWORD);
+        assert.equal(signIn.status, 503);
+        assertErrorBody(signIn.body, 503, 'The server is busy checking passwords. Try again in a moment.');
+        assert.equal(signIn.headers.get('retry-after'), '1');
+        const change = await client.post('/admin/api/session/password', { current_password: PASSWORD, new_password: 'a brand new secret' });
+        assert.equal(change.status, 503);
+        assertErrorBody(change.body, 503, /busy checking passwords/);
+        const add = await client.post('/admin/api/users', { email: 'queued@example.com', role: 'member', password: PASSWORD });
+        assert.equal(add.status, 503);
+        assert.equal(add.headers.get('retry-after'), '1');
+      } finally {
+        while (holds.length > 0 || work.load.active > 0) {
+          holds.shift()?.();
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        await Promise.all(held);
+      }
+      assert.equal((await browser().signIn('hash-bound@example.com', PASSWORD)).status, 200, 'free again');
+    });
+
+    test('successful sign-ins are throttled too: 30 per e-mail and 60 per address in 15 minutes', async () => {
+      await addUser('looper@example.com');
+      for (let i = 0; i < 30; i++) {
+        // From ever new addresses: the e-mail's own count of successes blocks it.
+        assert.equal((await browser().signIn('looper@example.com', PASSWORD)).status, 200, `sign-in ${i}`);
+      }
+      const blocked = await browser().signIn('looper@example.com', PASSWORD);
+      assert.equal(blocked.status, 429);
+      assertErrorBody(blocked.body, 429, /^Too many sign-ins\. Try again in \d+ seconds\.$/);
+      assert.equal(blocked.headers.get('retry-after'), String(15 * 60));
+      clock.advance(15 * MINUTE);
+      assert.equal((await browser().signIn('looper@example.com', PASSWORD)).status, 200, 'the window passed');
+
+      const office = browser();
+      for (let i = 0; i < 60; i++) {
+        const email = `office${i}@example.com`;
+        await addUser(email);
+        assert.equal((await office.fresh().signIn(email, PASSWORD)).status, 200, email);
+      }
+      await addUser('office-late@example.com');
+      const late = await office.fresh().signIn('office-late@example.com', PASSWORD);
+      assert.equal(late.status, 429, 'the address signed in 60 times');
+      assert.equal((await browser().signIn('office-late@example.com', PASSWORD)).status, 200, 'another address signs in');
+      clock.advance(15 * MINUTE);
+    });
+
+    test('the current password on a change is throttled like sign-in: ten wrong ones, then 429 even when right', async () => {
+      const { client } = await signedIn('changer@example.com');
+      for (let i = 0; i < 10; i++) {
+        const wrong = await client.post('/admin/api/session/password', { current_password: `not it ${i} at all`, new_password: 'a brand new secret' });
+        assert.equal(wrong.status, 422, `try ${i}`);
+        clock.advance(MINUTE);
+      }
+      const blocked = await client.post('/admin/api/session/password', { current_password: PASSWORD, new_password: 'a brand new secret' });
+      assert.equal(blocked.status, 429);
+      assertErrorBody(blocked.body, 429, /^Too many password checks/);
+      assert.equal(blocked.headers.get('retry-after'), String(5 * 60));
+      assert.equal((await browser().signIn('changer@example.com', PASSWORD)).status, 429, "the e-mail's failures are one count");
+      clock.advance(5 * MINUTE);
+      const ok = await client.post('/admin/api/session/password', { current_password: PASSWORD, new_password: 'a brand new secret' });
+      assert.equal(ok.status, 204, ok.text);
+      clock.advance(15 * MINUTE);
+    });
+
+    test('a user holds at most 10 sessions: the 11th sign-in ends the oldest', async () => {
+      await addUser('many-tabs@example.com');
+      const clients: AdminClient[] = [];
+      for (let i = 0; i < 11; i++) {
+        const c = browser();
+        assert.equal((await c.signIn('many-tabs@example.com', PASSWORD)).status, 200);
+        clients.push(c);
+        clock.advance(1000);
+      }
+      assert.equal((await clients[0]!.get('/admin/api/session')).status, 401, 'the oldest ended');
+      for (const c of clients.slice(1)) assert.equal((await c.get('/admin/api/session')).status, 200);
+      clock.advance(15 * MINUTE);
+    });
+
+    test("an e-mail is unique within an account only: adding another account's user answers as for anyone", async () => {
+      const other = await server.newAccount('free');
+      await addUser('shared@example.com', 'member', other.accountId);
+      const { client: owner } = await signedIn('adder@example.com');
+      const added = await owner.post('/admin/api/users', { email: 'Shared@Example.com', role: 'member' });
+      assert.equal(added.status, 201, added.text);
+      const fresh = await owner.post('/admin/api/users', { email: 'never-seen@example.com', role: 'member' });
+      assert.equal(fresh.status, 201);
+      assert.deepEqual(Object.keys(added.body).sort(), Object.keys(fresh.body).sort(), 'the same answer as for an unused address');
+      const again = await owner.post('/admin/api/users', { email: 'shared@EXAMPLE.com', role: 'member' });
+      assert.equal(again.status, 422, 'twice in one account is refused');
+      assertErrorBody(again.body, 422, 'A user with this e-mail address exists already in this account.', 'email');
+      const listed = await owner.get('/admin/api/users');
+      assert.equal(listed.body.data.filter((u: { email: string }) => u.email.toLowerCase() === 'shared@example.com').length, 1, 'only our own user is listed');
+    });
+
+    test('one person in several accounts: each password signs in to its own account; one password for several lets the person choose', async () => {
+      const first = await server.newAccount('free');
+      const second = await server.newAccount('developer');
+      const third = await server.newAccount('free');
+      const { users } = server.runtime.services;
+      const own = async (accountId: number, password: string) => {
+        const made = await users.createUser({ accountId, email: 'person@example.com', role: 'owner' });
+        await users.setUp(new URL(made.setupLink!).searchParams.get('token')!, password);
+      };
+      await own(first.accountId, 'the same long password');
+      await own(second.accountId, 'the same long password');
+      await own(third.accountId, 'a third one of its own');
+
+      const direct = browser();
+      const third1 = await direct.signIn('person@example.com', 'a third one of its own');
+      assert.equal(third1.status, 200, third1.text);
+      assert.equal(third1.body.account.id, String(third.accountId));
+
+      const chooser = browser();
+      const choice = await chooser.signIn('person@example.com', 'the same long password');
+      assert.equal(choice.status, 200, choice.text);
+      assert.deepEqual(choice.body, {
+        choose_account: [
+          { id: String(first.accountId), name: 'test', plan: 'free' },
+          { id: String(second.accountId), name: 'test', plan: 'developer' },
+        ],
+      });
+      assert.equal(chooser.cookie, null, 'no session before the choice');
+      assert.equal(choice.headers.get('set-cookie'), null);
+
+      const picked = await chooser.post('/admin/api/session', {
+        email: 'person@example.com',
+        password: 'the same long password',
+        account_id: String(second.accountId),
+      });
+      assert.equal(picked.status, 200, picked.text);
+      assert.equal(picked.body.account.id, String(second.accountId));
+      const channels = await chooser.get('/admin/api/v1/channels');
+      assert.equal(channels.status, 200);
+
+      const notTheirs = await browser().post('/admin/api/session', {
+        email: 'person@example.com',
+        password: 'the same long password',
+        account_id: String(third.accountId),
+      });
+      assert.equal(notTheirs.status, 401, "another account's password does not open it");
+      assertErrorBody(notTheirs.body, 401, 'Wrong email or password.');
+      const stranger = await browser().post('/admin/api/session', {
+        email: 'person@example.com',
+        password: 'the same long password',
+        account_id: String(server.accountId),
+      });
+      assert.equal(stranger.status, 401, 'an account the person is no user of answers like a wrong password');
+      assertErrorBody(stranger.body, 401, 'Wrong email or password.');
+      const bad = await browser().post('/admin/api/session', { email: 'person@example.com', password: 'the same long password', account_id: 'one' });
+      assert.equal(bad.status, 422);
+      assertErrorBody(bad.body, 422, 'The account id is not valid.', 'account_id');
+    });
+
+    test('a user who must change the password may only change it, see the session and sign out', async () => {
+      await addUser('forced@example.com', 'owner');
+      const client = browser();
+      assert.equal((await client.signIn('forced@example.com', PASSWORD)).status, 200);
+      const session = await client.get('/admin/api/session');
+      assert.equal(session.status, 200);
+      assert.equal(session.body.user.must_change_password, true);
+      const refused: Array<[string, string, unknown]> = [
+        ['POST', '/admin/api/v1/channels', { type: 'service_chat', name: 'Sneaky' }],
+        ['GET', '/admin/api/v1/channels', undefined],
+        ['GET', '/admin/api/users', undefined],
+        ['POST', '/admin/api/users', { email: 'friend@example.com', role: 'owner' }],
+        ['GET', '/admin/api/tokens', undefined],
+        ['GET', '/admin/api/no/such/thing', undefined],
+      ];
+      for (const [method, path, body] of refused) {
+        const res = await client.request(method, path, body);
+        assert.equal(res.status, 403, `${method} ${path}`);
+        assertErrorBody(res.body, 403, 'Change your password first: it was chosen by someone else.');
+      }
+      const changed = await client.post('/admin/api/session/password', { current_password: PASSWORD, new_password: 'one of my very own' });
+      assert.equal(changed.status, 204, changed.text);
+      const made = await client.post('/admin/api/v1/channels', { type: 'service_chat', name: 'Now allowed' });
+      assert.equal(made.status, 201, made.text);
+
+      await addUser('forced-out@example.com', 'member');
+      const other = browser();
+      assert.equal((await other.signIn('forced-out@example.com', PASSWORD)).status, 200);
+      assert.equal((await other.delete('/admin/api/session')).status, 204, 'sign-out is allowed');
+    });
+
+    test('a session cookie given twice is refused in the error format; over HTTPS only the __Host- cookie counts', async () => {
+      const { client } = await signedIn('twice@example.com');
+      const real = client.cookie!;
+      for (const cookie of [
+        `parley_session=${real}; parley_session=planted`,
+        `parley_session=planted; parley_session=${real}`,
+        `parley_session=${real}; parley_session=${real}`,
+      ]) {
+        const res = await client.get('/admin/api/session', { cookie });
+        assert.equal(res.status, 400, cookie);
+        assertErrorBody(res.body, 400, /session cookie more than once/);
+      }
+      const others = await client.get('/admin/api/session', { cookie: `theme=dark; parley_session=${real}; __Host-parley_session=x` });
+      assert.equal(others.status, 200, 'other names, the prefixed one included, are not ours over HTTP');
+
+      const https = { 'x-forwarded-proto': 'https' };
+      await addUser('host-prefix@example.com');
+      const secure = browser();
+      const res = await secure.post('/admin/api/session', { email: 'host-prefix@example.com', password: PASSWORD }, https);
+      assert.equal(res.status, 200);
+      const set = secure.lastSetCookie ?? '';
+      assert.match(set, /^__Host-parley_session=[A-Za-z0-9_-]{43}; /);
+      for (const flag of ['Path=/', 'Secure', 'HttpOnly', 'SameSite=Strict']) assert.ok(set.split('; ').includes(flag), `${flag} in ${set}`);
+      assert.ok(!/Domain=/i.test(set));
+      assert.equal((await secure.get('/admin/api/session', https)).status, 200);
+      const plain = await secure.get('/admin/api/session', { ...https, cookie: `parley_session=${secure.cookie}` });
+      assert.equal(plain.status, 401, 'over HTTPS the unprefixed name is not read');
+      const doubled = await secure.get('/admin/api/session', { ...https, cookie: `__Host-parley_session=${secure.cookie}; __Host-parley_session=planted` });
+      assert.equal(doubled.status, 400);
+      const out = await secure.delete('/admin/api/session', https);
+      assert.equal(out.status, 204);
+      assert.match(secure.lastSetCookie ?? '', /^__Host-parley_session=; Path=\/; .*Max-Age=0; Secure/);
+    });
+
+    test("the app's reads take from the sessions' own allowance: 300 at once, then 5 a second, per account", async () => {
+      const busy = await server.newAccount('free');
+      const { client } = await signedIn('reader@example.com', 'owner', busy.accountId);
+      const { client: bystander } = await signedIn('bystander-reader@example.com', 'owner');
+      // The sign-in's own reads are not counted (sign-in needs no session); every GET below is.
+      let refused: Awaited<ReturnType<typeof client.get>> | undefined;
+      let served = 0;
+      for (let i = 0; i < 301 && !refused; i++) {
+        const res = await client.get('/admin/api/session');
+        if (res.status === 200) served++;
+        else refused = res;
+      }
+      assert.equal(served, 300);
+      assert.equal(refused?.status, 429);
+      assertErrorBody(refused!.body, 429, /Too many reads by this account's administration sessions/);
+      assert.equal(refused!.headers.get('retry-after'), '1');
+      assert.equal((await bystander.get('/admin/api/session')).status, 200, 'another account reads on');
+      assert.equal((await busy.api.get('/v1/channels')).status, 200, "the account's token is not held back");
+      clock.advance(1000);
+      for (let i = 0; i < 5; i++) assert.equal((await client.get('/admin/api/session')).status, 200, `read ${i} of the next second`);
+      assert.equal((await client.get('/admin/api/session')).status, 429);
+      clock.advance(60_000);
+    });
+
+    test("at most 8 requests of an account's sessions are in flight at once", async () => {
+      const held = await server.newAccount('enterprise');
+      const { client } = await signedIn('holder@example.com', 'owner', held.accountId);
+      const { host, port } = new URL(server.origin);
+      // Changes whose bodies have not arrived yet: each holds its slot from the guard on.
+      const sockets = await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          const socket = connect(Number(port), '127.0.0.1');
+          await once(socket, 'connect');
+          socket.write(
+            `POST /admin/api/v1/channels HTTP/1.1\r\nHost: ${host}\r\nCookie: parley_session=${client.cookie}\r\nX-CSRF-Token: ${client.csrf}\r\n` +
+              `X-Forwarded-For: ${client.clientAddress}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{`,
+          );
+          return socket;
+        }),
+      );
+      try {
+        await eventually(async () => ((await client.get('/admin/api/session')).status === 429 ? true : undefined), 15_000, 'the eight held');
+        const busy = await client.get('/admin/api/session');
+        assert.equal(busy.status, 429);
+        assertErrorBody(busy.body, 429, /at once \(8\)/);
+        const answers = sockets.map(async (socket) => {
+          let text = '';
+          socket.on('data', (d) => (text += String(d)));
+          socket.end('}');
+          await once(socket, 'close');
+          return text;
+        });
+        for (const text of await Promise.all(answers)) assert.match(text, /^HTTP\/1.1 422 /);
+      } finally {
+        for (const socket of sockets) socket.destroy();
+      }
+      assert.equal((await client.get('/admin/api/session')).status, 200, 'the slots came back');
     });
 
     test('deleting an account removes its users and ends their sessions', async () => {

@@ -31,7 +31,8 @@ export const inboundRoutes: RoutePlugin<{ inbound: InboundService }> = async (ap
   const send = (reply: import('fastify').FastifyReply, answer: InboundAnswer) => {
     // A refusal (a handshake with the wrong verify token) is an error like any other.
     if (answer.status >= 400) return reply.code(answer.status).send(errorBody(answer.status, [{ message: answer.body }]));
-    return reply.code(answer.status).header('Content-Type', answer.contentType).send(answer.body);
+    // The body can echo what the caller sent (a handshake's challenge): never sniffed as a page.
+    return reply.code(answer.status).header('Content-Type', answer.contentType).header('X-Content-Type-Options', 'nosniff').send(answer.body);
   };
 
   // This plugin is a scope of its own: the raw-body parser serves its routes only.

@@ -9,6 +9,7 @@ import { USER_EMAIL_FIELD } from '../../schemas/users.js';
 import { UniqueViolation } from '../../store/errors.js';
 import { toAccount, type Account } from '../accounts/service.js';
 import { hashPassword, verifyPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './password.js';
+import type { PasswordWork } from './hashing.js';
 import type { NewSession, ResolvedSession, SessionService } from './sessions.js';
 import type { SignInThrottle } from './throttle.js';
 import { emailKey, isRole, toAdminUser, type AdminUser, type Role } from './views.js';
@@ -21,10 +22,13 @@ const EMAIL = /^[^\s@]+@[^\s@]+$/;
 export const WRONG_CREDENTIALS = 'Wrong email or password.';
 export const WRONG_SETUP_LINK = 'This setup link is not valid: it was used already, has expired or never existed.';
 
-/** Too many failed sign-ins: try again after `retryAfterSeconds` (the route sends it as Retry-After). */
+/** Too many sign-ins or password checks: try again after `retryAfterSeconds` (the route sends it as Retry-After). */
 export class SignInThrottled extends ApiError {
-  constructor(readonly retryAfterSeconds: number) {
-    super('rate_limited', [{ message: `Too many failed sign-ins. Try again in ${retryAfterSeconds} seconds.` }]);
+  constructor(
+    readonly retryAfterSeconds: number,
+    what = 'sign-ins',
+  ) {
+    super('rate_limited', [{ message: `Too many ${what}. Try again in ${retryAfterSeconds} seconds.` }]);
   }
 }
 
@@ -34,10 +38,20 @@ export interface UserServiceDeps {
   clock: Clock;
   sessions: SessionService;
   throttle: SignInThrottle;
+  /** The bound on scrypt work (hashing.ts): every hash and check goes through it. */
+  hashing: PasswordWork;
   /** log2 of scrypt's N (password.ts). */
   passwordCost: number;
   /** The app's setup page, e.g. `https://example.com/admin/setup`; a link adds `?token=...`. */
   setupUrl: string;
+}
+
+/** Users of one e-mail checked at a sign-in: the accounts one person uses. */
+export const ACCOUNTS_PER_EMAIL = 10;
+
+/** The password matched users of several accounts: sign in again naming one of them. */
+export interface AccountChoice {
+  chooseAccount: Account[];
 }
 
 /** A signed-in user: the user, the account, and the new session for the cookie. */
@@ -95,14 +109,16 @@ export class UserService {
       email,
       email_key: emailKey(email),
       role: input.role,
-      password_hash: password === undefined ? null : await hashPassword(password, this.deps.passwordCost),
+      password_hash: password === undefined ? null : await this.hash(password),
       must_change_password: password === undefined ? 0 : 1,
       created_at: this.deps.clock.now(),
     };
     try {
       await this.deps.store.adminUsers.insert(row);
     } catch (error) {
-      if (error instanceof UniqueViolation) throw ApiError.invalid(USER_EMAIL_FIELD, input.email, 'A user with this e-mail address exists already.');
+      // Only this account's users are compared: another account's say nothing here.
+      if (error instanceof UniqueViolation)
+        throw ApiError.invalid(USER_EMAIL_FIELD, input.email, 'A user with this e-mail address exists already in this account.');
       throw error;
     }
     const setupLink = password === undefined ? await this.newSetupLink(row.id) : null;
@@ -152,20 +168,36 @@ export class UserService {
 
   /**
    * Checks e-mail and password; the same answer whether the e-mail is unknown or the password
-   * wrong, in about the same time. Throttled per e-mail and per client address.
+   * wrong, in about the same time. Throttled per e-mail and per client address, failures and
+   * successes alike (throttle.ts). One person may be a user of several accounts: without
+   * `accountId`, when the password matches the users of more than one, the answer lists those
+   * accounts (no session) and the person signs in again naming one; with it, only that
+   * account's user is checked.
    */
-  async signIn(email: string, password: string, address: string): Promise<SignedIn> {
+  async signIn(email: string, password: string, address: string, accountId?: number): Promise<SignedIn | AccountChoice> {
     const key = emailKey(email);
     const attempt = await this.deps.throttle.begin(key, address);
-    if (attempt.retryAfter > 0) throw new SignInThrottled(attempt.retryAfter);
-    const row = key.length <= EMAIL_MAX_LENGTH ? await this.deps.store.adminUsers.findByEmailKey(key) : undefined;
+    if (attempt.retryAfter > 0) throw new SignInThrottled(attempt.retryAfter, attempt.successes ? 'sign-ins' : 'failed sign-ins');
+    const rows = key.length <= EMAIL_MAX_LENGTH ? await this.deps.store.adminUsers.findAllByEmailKey(key, ACCOUNTS_PER_EMAIL) : [];
+    const candidates = rows.filter((r) => r.password_hash !== null && (accountId === undefined || Number(r.account_id) === accountId));
     const usable = password.length <= PASSWORD_MAX_LENGTH;
-    const hash = row?.password_hash ?? (await this.decoyHash());
-    const matches = usable && (await verifyPassword(password, hash)) && row?.password_hash != null;
+    const matched: AdminUserRow[] = [];
+    if (candidates.length === 0) {
+      if (usable) await this.verify(password, await this.decoyHash());
+    } else if (usable) {
+      // Each account's user has a password of its own: the person is a user of those it matches.
+      for (const row of candidates) if (await this.verify(password, row.password_hash!)) matched.push(row);
+    }
     // A failure stays counted (the attempt's rows are the count).
-    if (!row || !matches) throw ApiError.of('unauthorized', WRONG_CREDENTIALS);
-    await this.deps.throttle.succeeded(key, attempt);
-    return this.startSession(row);
+    if (matched.length === 0) throw ApiError.of('unauthorized', WRONG_CREDENTIALS);
+    await this.deps.throttle.succeeded(key, address, attempt);
+    if (matched.length === 1) return this.startSession(matched[0]!);
+    const accounts: Account[] = [];
+    for (const row of matched) {
+      const account = await this.deps.store.accounts.get(row.account_id);
+      if (account) accounts.push(toAccount(account));
+    }
+    return { chooseAccount: accounts };
   }
 
   /** Sets the password from a one-time setup link and signs in; the link is spent. */
@@ -173,7 +205,7 @@ export class UserService {
     checkNewPassword('password', password);
     const userId = token.length > 0 && token.length <= 128 ? await this.deps.store.setupTokens.consume(sha256Hex(token), this.deps.clock.now()) : undefined;
     if (userId === undefined) throw ApiError.invalid('token', null, WRONG_SETUP_LINK);
-    const hash = await hashPassword(password, this.deps.passwordCost);
+    const hash = await this.hash(password);
     await this.deps.store.adminUsers.setPassword(userId, hash, false);
     await this.deps.sessions.endAllOf(userId);
     const row = await this.deps.store.adminUsers.get(userId);
@@ -181,16 +213,31 @@ export class UserService {
     return this.startSession(row);
   }
 
-  /** Changes the signed-in user's password; the user's other sessions end. */
-  async changePassword(session: ResolvedSession, current: string, next: string): Promise<void> {
+  /**
+   * Changes the signed-in user's password; the user's other sessions end. The current password
+   * is checked under the sign-in throttle (its failures count as failed sign-ins of the e-mail
+   * and the address), so a session cannot guess faster than the sign-in page.
+   */
+  async changePassword(session: ResolvedSession, current: string, next: string, address: string): Promise<void> {
     const row = await this.deps.store.adminUsers.get(session.user.id);
     if (!row) throw ApiError.of('unauthorized', 'The session has ended. Sign in again.');
-    const ok = row.password_hash !== null && current.length <= PASSWORD_MAX_LENGTH && (await verifyPassword(current, row.password_hash));
+    const attempt = await this.deps.throttle.begin(row.email_key, address);
+    if (attempt.retryAfter > 0) throw new SignInThrottled(attempt.retryAfter, 'password checks');
+    const ok = row.password_hash !== null && current.length <= PASSWORD_MAX_LENGTH && (await this.verify(current, row.password_hash));
     if (!ok) throw ApiError.invalid('current_password', null, 'The current password is wrong.');
+    await this.deps.throttle.forget(attempt);
     checkNewPassword('new_password', next);
     if (next === current) throw ApiError.invalid('new_password', null, 'The new password must differ from the current one.');
-    await this.deps.store.adminUsers.setPassword(row.id, await hashPassword(next, this.deps.passwordCost), false);
+    await this.deps.store.adminUsers.setPassword(row.id, await this.hash(next), false);
     await this.deps.sessions.endAllOf(row.id, session.idHash);
+  }
+
+  private hash(password: string): Promise<string> {
+    return this.deps.hashing.run(() => hashPassword(password, this.deps.passwordCost));
+  }
+
+  private verify(password: string, hash: string): Promise<boolean> {
+    return this.deps.hashing.run(() => verifyPassword(password, hash));
   }
 
   private async startSession(row: AdminUserRow): Promise<SignedIn> {
@@ -201,7 +248,11 @@ export class UserService {
   }
 
   private decoyHash(): Promise<string> {
-    this.decoy ??= hashPassword(randomBytes(16).toString('hex'), this.deps.passwordCost);
+    // A refused turn must not be kept as the decoy: the next unknown e-mail tries again.
+    this.decoy ??= this.hash(randomBytes(16).toString('hex')).catch((error: unknown) => {
+      this.decoy = undefined;
+      throw error;
+    });
     return this.decoy;
   }
 }

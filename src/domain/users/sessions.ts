@@ -9,6 +9,8 @@ import { toAdminUser, type AdminUser } from './views.js';
 /** A session ends after 12 hours without a request, and 7 days after sign-in in any case. */
 export const SESSION_IDLE_MS = 12 * 60 * 60_000;
 export const SESSION_ABSOLUTE_MS = 7 * 24 * 60 * 60_000;
+/** Sessions a user may hold at once; a sign-in beyond ends the oldest. */
+export const SESSIONS_PER_USER = 10;
 /** The last use is written at most this often per session. */
 const TOUCH_MS = 60_000;
 const PRUNE_EVERY_MS = 60 * 60_000;
@@ -53,6 +55,7 @@ export class SessionService {
       last_seen_at: now,
       expires_at: expiresAt,
     });
+    await this.deps.store.adminSessions.keepNewest(user.id, SESSIONS_PER_USER);
     if (now - this.lastPrune > PRUNE_EVERY_MS) {
       this.lastPrune = now;
       await this.deps.store.adminSessions.deleteExpired(now, now - SESSION_IDLE_MS);

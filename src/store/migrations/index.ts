@@ -12,6 +12,7 @@ import { jobQueue } from './010_job_queue.js';
 import { messageParts } from './011_message_parts.js';
 import { adminUsers } from './012_admin_users.js';
 import { nlp } from './013_nlp.js';
+import { adminUserEmailPerAccount } from './014_admin_user_email_per_account.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -31,6 +32,7 @@ export const MIGRATIONS: Migration[] = [
   messageParts,
   adminUsers,
   nlp,
+  adminUserEmailPerAccount,
 ];
 
 export const migrationProvider: MigrationProvider = {

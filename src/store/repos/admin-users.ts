@@ -16,7 +16,7 @@ export interface SessionWithUser {
 export class AdminUsersRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** Rejects with UniqueViolation when the e-mail is taken (in any letter case). */
+  /** Rejects with UniqueViolation when the e-mail is taken in the account (in any letter case). */
   async insert(row: AdminUserRow): Promise<void> {
     try {
       await this.db.insertInto('admin_users').values(row).execute();
@@ -34,8 +34,9 @@ export class AdminUsersRepo {
     return this.db.selectFrom('admin_users').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
   }
 
-  async findByEmailKey(emailKey: string): Promise<AdminUserRow | undefined> {
-    return this.db.selectFrom('admin_users').selectAll().where('email_key', '=', emailKey).executeTakeFirst();
+  /** The users of an e-mail in every account (one person may be a user of several), oldest account first. */
+  async findAllByEmailKey(emailKey: string, limit: number): Promise<AdminUserRow[]> {
+    return this.db.selectFrom('admin_users').selectAll().where('email_key', '=', emailKey).orderBy('account_id').orderBy('id').limit(limit).execute();
   }
 
   async listForAccount(accountId: number): Promise<AdminUserRow[]> {
@@ -151,6 +152,21 @@ export class AdminSessionsRepo {
     let query = this.db.deleteFrom('admin_sessions').where('user_id', '=', userId);
     if (except !== undefined) query = query.where('id_hash', '!=', except);
     const result = await query.executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  /** Ends the user's sessions beyond the `keep` newest (by start); answers how many ended. */
+  async keepNewest(userId: number, keep: number): Promise<number> {
+    const rows = await this.db
+      .selectFrom('admin_sessions')
+      .select('id_hash')
+      .where('user_id', '=', userId)
+      .orderBy('created_at', 'desc')
+      .orderBy('last_seen_at', 'desc')
+      .execute();
+    const older = rows.slice(keep).map((r) => r.id_hash);
+    if (older.length === 0) return 0;
+    const result = await this.db.deleteFrom('admin_sessions').where('id_hash', 'in', older).executeTakeFirst();
     return Number(result.numDeletedRows);
   }
 

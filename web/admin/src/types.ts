@@ -24,6 +24,11 @@ export interface SessionInfo {
   csrf_token: string;
 }
 
+/** Sign-in's answer when the password opens several accounts: no session yet, sign in again naming one. */
+export interface AccountChoice {
+  choose_account: Account[];
+}
+
 export interface ApiToken {
   id: string;
   name: string;

@@ -17,11 +17,16 @@ export const AdminAccountView = Type.Object({ id: IdString, name: Type.String(),
 
 export const SessionView = Type.Object({ user: AdminUserView, account: AdminAccountView, csrf_token: Type.String() });
 
+/** Sign-in's answer when the password matches users of several accounts: no session yet, sign in again with `account_id`. */
+export const AccountChoiceView = Type.Object({ choose_account: Type.Array(AdminAccountView) });
+
 // Passwords have no schema limits: a refused value would be echoed in the error; the domain checks their length and never echoes them.
 export const SignInBody = Type.Object(
   {
     email: Type.String({ maxLength: 1000 }),
     password: Type.String(),
+    /** The account to sign in to, when the person is a user of several. */
+    account_id: Type.Optional(Type.String({ maxLength: 64 })),
   },
   CLOSED,
 );

@@ -1,15 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { UserService, SignedIn } from '../../../domain/users/service.js';
-import { SignInThrottled } from '../../../domain/users/service.js';
 import type { SessionService } from '../../../domain/users/sessions.js';
 import { accountJson, userJson } from '../../../domain/users/views.js';
 import type { Clock } from '../../../lib/clock.js';
 import { ErrorBody } from '../../../schemas/common.js';
-import { cookieValue, sessionCookie, SESSION_COOKIE, type RequestOrigin } from '../../admin-guard.js';
+import { cookieValues, sessionCookie, sessionCookieName, type RequestOrigin } from '../../admin-guard.js';
 import { adminSessionOf } from '../../context.js';
 import type { RoutePlugin } from '../../route-group.js';
-import { PasswordChangeBody, SessionView, SetupBody, SignInBody } from './schemas.js';
+import { retryAfterHeader } from './retry-after.js';
+import { ApiError } from '../../../lib/errors.js';
+import { parseId } from '../../../lib/ids.js';
+import { AccountChoiceView, PasswordChangeBody, SessionView, SetupBody, SignInBody } from './schemas.js';
 
 export interface SessionRouteDeps {
   users: UserService;
@@ -23,6 +25,7 @@ export interface SessionRouteDeps {
  * and setup need no session (only a same-site Origin); the rest run behind the admin guard.
  */
 export const sessionRoutes: RoutePlugin<SessionRouteDeps> = async (app, deps) => {
+  app.addHook('onError', retryAfterHeader);
   const started = (request: FastifyRequest, reply: FastifyReply, done: SignedIn) => {
     const maxAge = (done.session.expiresAt - deps.clock.now()) / 1000;
     void reply.header('Set-Cookie', sessionCookie(done.session.id, maxAge, deps.origin.isHttps(request)));
@@ -33,38 +36,49 @@ export const sessionRoutes: RoutePlugin<SessionRouteDeps> = async (app, deps) =>
     '/session',
     {
       config: { adminSession: 'none' },
-      schema: { hide: true, body: SignInBody, 'x-response': { 200: SessionView, 401: ErrorBody, 429: ErrorBody } },
+      schema: {
+        hide: true,
+        body: SignInBody,
+        'x-response': { 200: Type.Union([SessionView, AccountChoiceView]), 401: ErrorBody, 422: ErrorBody, 429: ErrorBody, 503: ErrorBody },
+      },
     },
     async (request, reply) => {
-      try {
-        const done = await deps.users.signIn(request.body.email, request.body.password, deps.origin.clientAddress(request));
-        return started(request, reply, done);
-      } catch (error) {
-        if (error instanceof SignInThrottled) void reply.header('Retry-After', String(error.retryAfterSeconds));
-        throw error;
+      const { email, password, account_id } = request.body;
+      let accountId: number | undefined;
+      if (account_id !== undefined) {
+        const parsed = parseId(account_id);
+        if (parsed === null) throw ApiError.invalid('account_id', account_id, 'The account id is not valid.');
+        accountId = parsed;
       }
+      const done = await deps.users.signIn(email, password, deps.origin.clientAddress(request), accountId);
+      if ('chooseAccount' in done) return { choose_account: done.chooseAccount.map(accountJson) };
+      return started(request, reply, done);
     },
   );
 
-  app.get('/session', { schema: { hide: true, 'x-response': { 200: SessionView, 401: ErrorBody } } }, async (request) => {
+  // A user who must change their password may still see who they are, change it, and sign out.
+  const allowed = { beforePasswordChange: true } as const;
+
+  app.get('/session', { config: allowed, schema: { hide: true, 'x-response': { 200: SessionView, 401: ErrorBody } } }, async (request) => {
     const session = adminSessionOf(request);
     return { user: userJson(session.user), account: accountJson(session.account), csrf_token: session.csrfToken };
   });
 
   // The app's first question on every page, the sign-in and setup pages included: no session is an
-  // answer here (204), not an error, so a browser logs nothing before anyone signed in.
+  // answer here (204), not an error, so a browser logs nothing before anyone signed in. A cookie
+  // sent twice is no session either (the guard's routes refuse it with 400).
   app.get(
     '/session/state',
     { config: { adminSession: 'none' }, schema: { hide: true, 'x-response': { 200: SessionView, 204: Type.Null() } } },
     async (request, reply) => {
-      const id = cookieValue(request.headers.cookie, SESSION_COOKIE);
-      const session = id ? await deps.sessions.resolve(id) : null;
+      const ids = cookieValues(request.headers.cookie, sessionCookieName(deps.origin.isHttps(request)));
+      const session = ids.length === 1 ? await deps.sessions.resolve(ids[0]!) : null;
       if (!session) return reply.code(204).send();
       return { user: userJson(session.user), account: accountJson(session.account), csrf_token: session.csrfToken };
     },
   );
 
-  app.delete('/session', { schema: { hide: true } }, async (request, reply) => {
+  app.delete('/session', { config: allowed, schema: { hide: true } }, async (request, reply) => {
     await deps.sessions.end(adminSessionOf(request).idHash);
     return reply
       .code(204)
@@ -72,10 +86,14 @@ export const sessionRoutes: RoutePlugin<SessionRouteDeps> = async (app, deps) =>
       .send();
   });
 
-  app.post('/session/password', { schema: { hide: true, body: PasswordChangeBody, 'x-response': { 422: ErrorBody } } }, async (request, reply) => {
-    await deps.users.changePassword(adminSessionOf(request), request.body.current_password, request.body.new_password);
-    return reply.code(204).send();
-  });
+  app.post(
+    '/session/password',
+    { config: allowed, schema: { hide: true, body: PasswordChangeBody, 'x-response': { 422: ErrorBody, 429: ErrorBody, 503: ErrorBody } } },
+    async (request, reply) => {
+      await deps.users.changePassword(adminSessionOf(request), request.body.current_password, request.body.new_password, deps.origin.clientAddress(request));
+      return reply.code(204).send();
+    },
+  );
 
   app.post(
     '/setup',

@@ -5,6 +5,7 @@ import { parseId } from '../../../lib/ids.js';
 import { ErrorBody } from '../../../schemas/common.js';
 import { adminUserOf, type AdminUserContext } from '../../context.js';
 import type { RoutePlugin } from '../../route-group.js';
+import { retryAfterHeader } from './retry-after.js';
 import { CreatedUserView, CreateUserBody, UserList, UserParams } from './schemas.js';
 
 export const OWNER_ONLY_USERS = 'Only an owner can manage users.';
@@ -16,6 +17,7 @@ function ownerOnly(user: AdminUserContext): AdminUserContext {
 
 /** The account's users: list, add, remove. Owners only. */
 export const userRoutes: RoutePlugin<{ users: UserService }> = async (app, deps) => {
+  app.addHook('onError', retryAfterHeader);
   app.get('/users', { schema: { hide: true, 'x-response': { 200: UserList, 403: ErrorBody } } }, async (request) => {
     const me = ownerOnly(adminUserOf(request));
     return { data: (await deps.users.listUsers(me.accountId)).map(userJson) };

@@ -1,11 +1,12 @@
 // Sign-in with e-mail and password. Wrong credentials and the throttle (429, with how long to
-// wait) are said in words; afterwards the user lands where they were going.
+// wait) are said in words; afterwards the user lands where they were going. A person who is a
+// user of several accounts with the same password picks the account, then is signed in to it.
 import { useState, type FormEvent } from 'react';
 import { Form } from 'react-aria-components';
 import { ApiFailure, request, messageOf } from '../api';
 import { APP_BASE, Redirect, useNavigate, useQuery } from '../router';
 import { useSession } from '../session';
-import type { SessionInfo } from '../types';
+import type { Account, AccountChoice, SessionInfo } from '../types';
 import { Button, Loading, TextField } from '../ui';
 
 /** Only a path inside the app is a place to go back to. */
@@ -30,6 +31,8 @@ export function SignInPage() {
   const [error, setError] = useState<string | null>(null);
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
+  /** The accounts the password opened, when there are several; null before. */
+  const [choices, setChoices] = useState<Account[] | null>(null);
 
   if (state.status === 'loading') return <Loading />;
   if (state.status === 'signed-in' && !busy) return <Redirect to={next} />;
@@ -42,9 +45,21 @@ export function SignInPage() {
     setFieldErrors(found);
     setError(null);
     if (Object.keys(found).length > 0) return;
+    await signIn();
+  };
+
+  /** Signs in, to `account` when the person chose one. */
+  const signIn = async (account?: Account) => {
+    setError(null);
     setBusy(true);
     try {
-      const info = await request<SessionInfo>('/session', { method: 'POST', body: { email: email.trim(), password }, expectUnauthorized: true });
+      const body = { email: email.trim(), password, ...(account ? { account_id: account.id } : {}) };
+      const info = await request<SessionInfo | AccountChoice>('/session', { method: 'POST', body, expectUnauthorized: true });
+      if ('choose_account' in info) {
+        setChoices(info.choose_account);
+        setBusy(false);
+        return;
+      }
       signedIn(info);
       navigate(next, { replace: true });
     } catch (e) {
@@ -54,6 +69,45 @@ export function SignInPage() {
       setBusy(false);
     }
   };
+
+  if (choices) {
+    return (
+      <div className="auth-page">
+        <main className="auth-card" id="main">
+          <p className="auth-brand">
+            <span className="brand-mark" aria-hidden="true">
+              P
+            </span>{' '}
+            Parley
+          </p>
+          <h1>Choose an account</h1>
+          <p>You are a user of several accounts with this e-mail address and password. Which one do you want to open?</p>
+          <ul className="account-choices" aria-label="Accounts">
+            {choices.map((account) => (
+              <li key={account.id}>
+                <Button variant="primary" className="button-wide" isPending={busy} onPress={() => void signIn(account)}>
+                  {`${account.name} (${account.plan} plan, account ${account.id})`}
+                </Button>
+              </li>
+            ))}
+          </ul>
+          {error ? (
+            <p className="message message-error" role="alert">
+              {error}
+            </p>
+          ) : null}
+          <Button
+            onPress={() => {
+              setChoices(null);
+              setError(null);
+            }}
+          >
+            Back
+          </Button>
+        </main>
+      </div>
+    );
+  }
 
   return (
     <div className="auth-page">
