@@ -261,7 +261,8 @@ export function createEmailConnector(options: EmailOptions) {
 
   const channelInbound = {
     endpoints: [
-      { name: MAIL_ENDPOINT, methods: ['POST'] },
+      // Mail with attachments: the provider's whole-message limit, streamed (files never whole in memory).
+      { name: MAIL_ENDPOINT, methods: ['POST'], streamedForm: { maxBytes: MAX_MESSAGE_BYTES } },
       { name: EVENTS_ENDPOINT, methods: ['POST'] },
     ] as const,
     parse: (call: InboundCall, channel: ChannelContext) => parseCall(call, channel, { verifier: signatures, webhookSigningKey: options.webhookSigningKey }),

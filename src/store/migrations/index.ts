@@ -12,6 +12,7 @@ import { jobQueue } from './010_job_queue.js';
 import { messageParts } from './011_message_parts.js';
 import { adminUsers } from './012_admin_users.js';
 import { nlp } from './013_nlp.js';
+import { inboundSignatureBindings } from './014_inbound_signature_bindings.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -31,6 +32,7 @@ export const MIGRATIONS: Migration[] = [
   messageParts,
   adminUsers,
   nlp,
+  inboundSignatureBindings,
 ];
 
 export const migrationProvider: MigrationProvider = {
