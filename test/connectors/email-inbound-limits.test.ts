@@ -125,7 +125,11 @@ for (const { dialect, skip, test } of await dialects()) {
             }
           }
           const expected = ['karel@client.test: genuine', ...(dialect === 'postgres' ? ['jana@client.test: to the first instance'] : [])];
-          assert.deepEqual(await receivedTexts(new ApiClient(restarted.origin, owner), channelId), expected.sort(), 'no forged message_received, each mail once');
+          assert.deepEqual(
+            await receivedTexts(new ApiClient(restarted.origin, owner), channelId),
+            expected.sort(),
+            'no forged message_received, each mail once',
+          );
         } finally {
           await restarted.close();
         }
@@ -151,12 +155,12 @@ for (const { dialect, skip, test } of await dialects()) {
         };
 
         const over = mailOf(LIMIT + 1, 'over');
-        const refused = await fetch(url, { method: 'POST', headers: { 'content-type': over.contentType }, body: over.body });
+        const refused = await fetch(url, { method: 'POST', headers: { 'content-type': over.contentType }, body: new Uint8Array(over.body) });
         assert.equal(refused.status, 413);
         assert.match((await refused.json()).errors[0].message, new RegExp(`larger than the limit of ${LIMIT} bytes`));
 
         const under = mailOf(LIMIT, 'under');
-        const taken = await fetch(url, { method: 'POST', headers: { 'content-type': under.contentType }, body: under.body });
+        const taken = await fetch(url, { method: 'POST', headers: { 'content-type': under.contentType }, body: new Uint8Array(under.body) });
         assert.equal(taken.status, 200, await taken.text());
         const contacts = await s.api.get(`/v1/channels/${channelId}/contacts`);
         const messages = (await s.api.get(`/v1/channels/${channelId}/contacts/${contacts.body[0].id}/messages`)).body as any[];
@@ -202,13 +206,13 @@ for (const { dialect, skip, test } of await dialects()) {
           open.push(req);
         }
         await eventually(async () => ((await stagedForms()) === 4 ? true : undefined), 10_000, 'four bodies staging');
-        const fifth = await fetch(url, { method: 'POST', headers: { 'content-type': contentType }, body });
+        const fifth = await fetch(url, { method: 'POST', headers: { 'content-type': contentType }, body: new Uint8Array(body) });
         assert.equal(fifth.status, 503, await fifth.text());
         assert.equal(fifth.headers.get('retry-after'), '60');
         // The clients go away half-way: the service removes what they staged.
         for (const req of open) req.destroy();
         await eventually(async () => ((await stagedForms()) === 0 ? true : undefined), 10_000, 'cut-short bodies removed');
-        const again = await fetch(url, { method: 'POST', headers: { 'content-type': contentType }, body });
+        const again = await fetch(url, { method: 'POST', headers: { 'content-type': contentType }, body: new Uint8Array(body) });
         assert.equal(again.status, 200, await again.text());
       } finally {
         for (const req of open) req.destroy();
