@@ -106,11 +106,19 @@ export async function readStreamedForm(source: Readable, headers: IncomingHttpHe
       for (const limit of ['partsLimit', 'filesLimit', 'fieldsLimit'] as const)
         parser.on(limit, () => fail(ApiError.of('bad_request', `A form has at most ${MAX_FIELDS} fields and ${MAX_FILES} files.`)));
       parser.on('error', fail);
-      parser.on('finish', () => {
-        if (settled) return;
+      // Done when the parser has seen the last part and the body has ended: answering before the
+      // client's last bytes arrived would leave its connection busy.
+      let parsed = false;
+      const settle = () => {
+        if (settled || !parsed || !source.readableEnded) return;
         settled = true;
         resolve();
+      };
+      parser.on('finish', () => {
+        parsed = true;
+        settle();
       });
+      source.on('end', settle);
       meter.on('error', fail);
       source.on('error', fail);
       source.on('close', () => {
