@@ -21,16 +21,24 @@ export function tooLarge(limit: number): ApiError {
   return ApiError.of('payload_too_large', `Request body is larger than the limit of ${limit} bytes.`);
 }
 
-/** A body read whole into memory, `limit` bytes at most (the service's body limit). */
-export async function readWhole(source: Readable, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of source as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw tooLarge(limit);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+/** A body read whole into memory, `limit` bytes at most (the service's body limit); past it the rest is drained unread. */
+export function readWhole(source: Readable, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      source.off('data', onData).off('end', onEnd).off('error', reject);
+      source.resume();
+      reject(tooLarge(limit));
+    };
+    const onEnd = () => resolve(Buffer.concat(chunks));
+    source.on('data', onData).on('end', onEnd).on('error', reject);
+  });
 }
 
 /** Parts of one form at most: far above what a forwarded mail has, well below what would cost. */

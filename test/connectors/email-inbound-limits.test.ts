@@ -171,6 +171,13 @@ for (const { dialect, skip, test } of await dialects()) {
         assert.equal(bytes.length, under.data.length);
         assert.equal(createHash('sha256').update(bytes).digest('hex'), createHash('sha256').update(under.data).digest('hex'));
 
+        // A form past the service's body limit answers an unknown channel, or a channel's endpoint that streams none, like any other refusal there.
+        const big = new URLSearchParams([['body-plain', 'x'.repeat(2 * 1024 * 1024)]]).toString();
+        for (const target of [`${s.baseUrl}/inbound/9999999/mail`, `${s.baseUrl}/inbound/${channelId}/events`]) {
+          const res = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: big });
+          assert.equal(res.status, 404, target);
+        }
+
         // Announced as over the limit, streamed without a length, or cut short: refused, and the staged files removed.
         const chunked = mailOf(LIMIT + 1, 'chunked');
         const streamed = await new Promise<number>((resolve, reject) => {

@@ -72,7 +72,15 @@ export const inboundRoutes: RoutePlugin<{ inbound: InboundService }> = async (ap
       const { channel_id, endpoint } = request.params;
       const streamed =
         request.body === undefined && isFormBody(request.headers['content-type']) ? await inbound.streamedFormOf(channel_id, endpoint, request.method) : null;
-      if (!streamed) return send(reply, await inbound.receiveForChannel(channel_id, endpoint, callOf(request, inbound, await wholeBody(request))));
+      if (!streamed) {
+        // A form too large for a channel that streams none answers like an unknown channel: the
+        // size a URL accepts must not tell which ids are mail channels.
+        const body = await wholeBody(request).catch((error: unknown) => {
+          if (error instanceof ApiError && error.status === 413) throw ApiError.notFound('Channel');
+          throw error;
+        });
+        return send(reply, await inbound.receiveForChannel(channel_id, endpoint, callOf(request, inbound, body)));
+      }
       if (streaming >= MAX_STREAMED_AT_ONCE) {
         void reply.header('Connection', 'close').header('Retry-After', '60');
         throw ApiError.of('unavailable', 'Too many large calls at once; try again later.');
