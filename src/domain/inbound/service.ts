@@ -81,7 +81,9 @@ function refusal(parsed: Extract<InboundParse, { ok: false }>): ApiError {
  * is written with its event in one commit. A call the platform makes again (its retry, or a replay
  * of a signed call) makes no second event, on any instance: a message is stored once by the unique
  * (channel, direction, external id) key; a postback or opt-in by the unique (channel, inbound_key)
- * key, from the connector's `eventKey`; a receipt reports only marks that change. A status report
+ * key, from the connector's `eventKey`; a receipt reports only marks that change. A signature that
+ * does not cover the body (inbound mail) is bound to the first body seen with it, in the store
+ * (`binding`), so it cannot carry another body on any instance. A status report
  * of an asynchronous platform changes a sent message once (delivered, or failed); opt-outs are
  * answered and logged, not stored yet. A reply to a number several channels send from goes to the
  * channel that last sent to its sender (shared-number.ts).
