@@ -335,6 +335,7 @@ interface Captured {
   authorization: string;
   contentType: string;
   fields: Array<[string, string]>;
+  raw: string;
 }
 
 async function bodyOf(req: IncomingMessage): Promise<string> {
@@ -353,7 +354,11 @@ async function captureServer(): Promise<{ url: string; requests: Captured[]; ser
       const contentType = req.headers['content-type'] ?? '';
       const fields = contentType.startsWith('application/x-www-form-urlencoded') ? [...new URLSearchParams(text)] : [];
       const path = req.url ?? '';
-      requests.push({ method: req.method ?? '', path, authorization: req.headers.authorization ?? '', contentType, fields });
+      requests.push({ method: req.method ?? '', path, authorization: req.headers.authorization ?? '', contentType, fields, raw: text });
+      if (req.method === 'GET' && path === '/files/invoice.pdf') {
+        res.writeHead(200, { 'content-type': 'application/pdf' });
+        return res.end('%PDF-1.4 sample');
+      }
       const json = (status: number, body: unknown) => {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(body));
@@ -439,6 +444,32 @@ describe('email conformance: outbound requests against the reference examples', 
     assert.deepEqual(field('h:In-Reply-To'), ['<517ACC75.5010709@example.com>']);
     assert.deepEqual(field('v:parley-message-id'), ['99'], 'echoed in events as user-variables');
     for (const [name] of request.fields) assert.match(name, SEND_FIELDS, `${name} is a field the reference lists`);
+  });
+
+  test('a send with a file is the documented multipart post: the file under `attachment` with its name and type', async () => {
+    const connector = createEmailConnector({
+      apiUrls: { us: capture.url, eu: capture.url },
+      timeoutMs: 2000,
+      inboundUrl: (id, endpoint) => `https://parley.example.com/v1/inbound/${id}/${endpoint}`,
+      signatureMaxAgeMs: 12 * 3600_000,
+      media: new MediaDownloader({ allowlist: [new URL(capture.url).host] }),
+      maxAttachmentBytes: 1024,
+      now: () => Date.now(),
+    });
+    const to: Recipient = { id: '1', externalId: null, phoneNumber: null, userRef: null, email: 'bar@example.com', name: null };
+    const sent = await connector.roles.sender!.send(CHANNEL, to, {
+      id: '100',
+      content: { type: 'file', payload: { url: `${capture.url}/files/invoice.pdf` } },
+    });
+    assert.ok(sent.ok, JSON.stringify(sent));
+    const request = capture.requests.filter((r) => r.path === '/v3/mg.example.com/messages').at(-1)!;
+    // The reference's example: … -F attachment=@files/test.jpg (multipart/form-data, the field repeatable).
+    assert.match(request.contentType, /^multipart\/form-data; boundary=/);
+    assert.match(
+      request.raw,
+      /Content-Disposition: form-data; name="attachment"; filename="invoice\.pdf"\r\nContent-Type: application\/pdf\r\n\r\n%PDF-1\.4 sample\r\n/,
+    );
+    for (const name of request.raw.matchAll(/Content-Disposition: form-data; name="([^"]+)"/g)) assert.match(name[1]!, SEND_FIELDS);
   });
 
   test('create: the route and the webhooks as documented; a webhook read in the single-url form keeps its URL; the signing key read from /v5', async () => {
