@@ -122,6 +122,11 @@ function webhookId(raw: string | undefined): WebhookId {
   return raw as WebhookId;
 }
 
+/** A webhook as it is read back: the list of URLs, or the older single-URL form (the first URL). */
+function webhookView(ctx: MpContext, urls: string[]): JsonRecord {
+  return ctx.state.webhookReadForm === 'url' ? { url: urls[0] ?? '' } : { urls };
+}
+
 function validUrls(urls: string[]): string[] {
   if (urls.length === 0) throw new MpError(400, 'url parameter is missing');
   if (urls.length > 3) throw new MpError(400, 'At most 3 urls per webhook');
@@ -219,12 +224,27 @@ export function registerApi(app: FastifyInstance, ctx: MpContext): void {
     return { message: 'Route has been deleted', id: route.id };
   });
 
+  // The account's HTTP webhook signing key (the account API, /v5): read, or made anew.
+  app.get('/v5/accounts/http_signing_key', async (req) => {
+    checkAuth(ctx, req);
+    await applyFault(ctx, 'account');
+    if (!ctx.state.signingKeyReadable) throw new MpError(403, 'Forbidden');
+    return { http_signing_key: ctx.state.webhookSigningKey };
+  });
+  app.post('/v5/accounts/http_signing_key', async (req) => {
+    checkAuth(ctx, req);
+    await applyFault(ctx, 'account');
+    if (!ctx.state.signingKeyReadable) throw new MpError(403, 'Forbidden');
+    ctx.state.webhookSigningKey = randomHex(16);
+    return { message: 'success', http_signing_key: ctx.state.webhookSigningKey };
+  });
+
   app.get<{ Params: { domain: string } }>('/v3/domains/:domain/webhooks', async (req) => {
     checkAuth(ctx, req);
     await applyFault(ctx, 'webhooks');
     const domain = domainOr404(ctx, req.params.domain);
     const webhooks: JsonRecord = {};
-    for (const [id, urls] of domain.webhooks) webhooks[id] = { urls };
+    for (const [id, urls] of domain.webhooks) webhooks[id] = webhookView(ctx, urls);
     return { webhooks };
   });
   app.post<{ Params: { domain: string } }>('/v3/domains/:domain/webhooks', async (req) => {
@@ -243,7 +263,7 @@ export function registerApi(app: FastifyInstance, ctx: MpContext): void {
     await applyFault(ctx, 'webhooks');
     const urls = domainOr404(ctx, req.params.domain).webhooks.get(webhookId(req.params.id));
     if (!urls) throw new MpError(404, 'Webhook not found');
-    return { webhook: { urls } };
+    return { webhook: webhookView(ctx, urls) };
   });
   app.put<{ Params: { domain: string; id: string } }>('/v3/domains/:domain/webhooks/:id', async (req) => {
     checkAuth(ctx, req);

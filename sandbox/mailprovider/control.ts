@@ -42,14 +42,19 @@ export function registerControl(app: FastifyInstance, ctx: MpContext): void {
   const account = (): JsonRecord => ({
     api_keys: [...state.apiKeys],
     webhook_signing_key: state.webhookSigningKey,
+    webhook_read_form: state.webhookReadForm,
+    signing_key_readable: state.signingKeyReadable,
     domains: [...state.domains.values()].map((d) => ({ name: d.name, webhooks: Object.fromEntries(d.webhooks) })),
     routes: state.routes,
   });
 
   app.get(`${p}/account`, async () => account());
   app.patch(`${p}/account`, async (req) => {
-    const key = optString(asRecord(req.body).webhook_signing_key);
+    const body = asRecord(req.body);
+    const key = optString(body.webhook_signing_key);
     if (key) state.webhookSigningKey = key;
+    if (body.webhook_read_form === 'url' || body.webhook_read_form === 'urls') state.webhookReadForm = body.webhook_read_form;
+    if (typeof body.signing_key_readable === 'boolean') state.signingKeyReadable = body.signing_key_readable;
     return account();
   });
   app.post(`${p}/api_keys`, async (_req, reply) => {

@@ -18,6 +18,8 @@ export function createMailproviderStandIn(options: MailproviderOptions = {}): St
   const state: MailproviderState = {
     apiKeys: new Set([options.apiKey ?? `key-${randomHex(16)}`]),
     webhookSigningKey: options.webhookSigningKey ?? randomHex(16),
+    webhookReadForm: 'urls',
+    signingKeyReadable: true,
     domains: new Map((options.domains ?? ['mg.sandbox.test']).map((name) => [name, { name, webhooks: new Map() }])),
     routes: [],
     messages: [],
@@ -32,7 +34,7 @@ export function createMailproviderStandIn(options: MailproviderOptions = {}): St
     bodyLimit: BODY_LIMIT,
     formBodies: true,
     // Accounts and what they registered survive a restart; traffic does not.
-    persist: { keys: ['apiKeys', 'webhookSigningKey', 'domains', 'routes'] },
+    persist: { keys: ['apiKeys', 'webhookSigningKey', 'webhookReadForm', 'signingKeyReadable', 'domains', 'routes'] },
     routes: (app) => {
       registerControl(app, ctx);
       registerApi(app, ctx);

@@ -48,9 +48,18 @@ export interface MpMessage {
   fields: Array<[string, string]>;
 }
 
+/**
+ * How a webhook is read back: `urls` (`{"webhook":{"urls":[…]}}`, today's form) or `url`, the older
+ * single-URL form (`{"webhook":{"url":"…"}}`) that the official SDK's tests still show and parse.
+ */
+export type WebhookReadForm = 'urls' | 'url';
+
 export interface MailproviderState extends StandInBaseState {
   apiKeys: Set<string>;
   webhookSigningKey: string;
+  webhookReadForm: WebhookReadForm;
+  /** Whether the account API hands the webhook signing key to an API key (`GET /v5/accounts/http_signing_key`). */
+  signingKeyReadable: boolean;
   domains: Map<string, MpDomain>;
   routes: MpRoute[];
   messages: MpMessage[];

@@ -36,7 +36,7 @@ const PROVIDER = Type.Object(
     webhook_signing_key: Type.Optional({
       ...Str(2000),
       description:
-        "Beyond the specification: the provider's HTTP webhook signing key (not the API key); forwarded mail and events are verified with it. Write-only.",
+        "Beyond the specification: the provider's HTTP webhook signing key (not the API key); forwarded mail and events are verified with it. Write-only. Left out: MAILPROVIDER_WEBHOOK_SIGNING_KEY, else the account's key read from the provider (422 when it does not hand it over).",
     }),
     open_tracking: Type.Optional(
       Type.Boolean({ description: 'Beyond the specification: mail is sent with open tracking, and an open is reported as messages_read. Default false.' }),

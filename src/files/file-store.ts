@@ -1,4 +1,6 @@
-import { createReadStream, type ReadStream } from 'node:fs';
+import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { chmod, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -11,6 +13,8 @@ import { PRIVATE_FILE_MODE, ensurePrivateDir } from '../lib/private-files.js';
  */
 export interface FileStore {
   put(key: string, bytes: Uint8Array): Promise<void>;
+  /** Writes a stream's bytes under the key without holding them in memory; answers how many. Nothing is left under the key on failure. */
+  putStream(key: string, source: Readable): Promise<number>;
   /** A stream of the bytes, or null when they are gone. */
   open(key: string): Promise<{ stream: ReadStream; size: number } | null>;
   remove(keys: readonly string[]): Promise<void>;
@@ -39,6 +43,25 @@ export class LocalFileStore implements FileStore {
     await writeFile(temp, bytes, { mode: PRIVATE_FILE_MODE });
     await chmod(temp, PRIVATE_FILE_MODE);
     await rename(temp, path);
+  }
+
+  async putStream(key: string, source: Readable): Promise<number> {
+    const path = this.pathOf(key);
+    await ensurePrivateDir(dirname(path));
+    const temp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
+    let size = 0;
+    source.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+    });
+    try {
+      await pipeline(source, createWriteStream(temp, { mode: PRIVATE_FILE_MODE }));
+      await chmod(temp, PRIVATE_FILE_MODE);
+      await rename(temp, path);
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error;
+    }
+    return size;
   }
 
   async open(key: string): Promise<{ stream: ReadStream; size: number } | null> {

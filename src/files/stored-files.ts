@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { Store } from '../store/store.js';
 import type { FileRow } from '../store/repos/files.js';
 import type { Clock } from '../lib/clock.js';
@@ -55,10 +56,19 @@ export class StoredFiles {
 
   /** Bytes first, then the row: a failure leaves at worst an unreferenced file, never a row without bytes. */
   async save(input: NewFile): Promise<StoredFile> {
+    return this.saveWith(input, (key) => this.deps.files.put(key, input.bytes).then(() => input.bytes.byteLength));
+  }
+
+  /** The same from a stream (a file staged on disk), never whole in memory. */
+  async saveStream(input: Omit<NewFile, 'bytes'> & { stream: Readable }): Promise<StoredFile> {
+    return this.saveWith(input, (key) => this.deps.files.putStream(key, input.stream));
+  }
+
+  private async saveWith(input: Omit<NewFile, 'bytes'>, write: (key: string) => Promise<number>): Promise<StoredFile> {
     const id = randomAlphanumeric(ID_LENGTH);
     const name = safeFileName(input.name);
     const key = `${id.slice(0, 2)}/${id}`;
-    await this.deps.files.put(key, input.bytes);
+    const size = await write(key);
     const row: FileRow = {
       id,
       account_id: input.accountId,
@@ -66,7 +76,7 @@ export class StoredFiles {
       contact_id: input.contactId,
       name,
       mime_type: safeMimeType(input.mimeType),
-      size: input.bytes.byteLength,
+      size,
       storage_key: key,
       created_at: this.deps.clock.now(),
       expires_at: input.expiresAt ?? null,

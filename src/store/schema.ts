@@ -278,6 +278,13 @@ export interface AdminSignInFailuresTable {
   at: number;
 }
 
+/** A body bound to a signature that does not cover it (migration 014): the same signature over another body is a forgery. */
+export interface InboundSignatureBindingsTable {
+  binding: string;
+  body_digest: string;
+  expires_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   access_tokens: AccessTokensTable;
@@ -297,4 +304,5 @@ export interface Database {
   admin_sessions: AdminSessionsTable;
   admin_setup_tokens: AdminSetupTokensTable;
   admin_sign_in_failures: AdminSignInFailuresTable;
+  inbound_signature_bindings: InboundSignatureBindingsTable;
 }

@@ -8,6 +8,7 @@ import { DeliveriesRepo } from './repos/deliveries.js';
 import { MessagesRepo } from './repos/messages.js';
 import { ContactsRepo } from './repos/contacts.js';
 import { FilesRepo } from './repos/files.js';
+import { SignatureBindingsRepo } from './repos/signature-bindings.js';
 import { ChatRepo } from './repos/chat.js';
 import { ConversationRepo } from './repos/conversation.js';
 import { OverviewRepo } from './repos/overview.js';
@@ -41,6 +42,8 @@ export class Repos {
   readonly signInFailures: SignInFailuresRepo;
   /** NLP integrations and their trained models. */
   readonly nlp: NlpRepo;
+  /** Bodies bound to inbound signatures that do not cover them (inbound mail). */
+  readonly signatureBindings: SignatureBindingsRepo;
 
   constructor(readonly db: Kysely<Database>) {
     this.accounts = new AccountsRepo(db);
@@ -59,6 +62,7 @@ export class Repos {
     this.setupTokens = new AdminSetupTokensRepo(db);
     this.signInFailures = new SignInFailuresRepo(db);
     this.nlp = new NlpRepo(db);
+    this.signatureBindings = new SignatureBindingsRepo(db);
   }
 }
 

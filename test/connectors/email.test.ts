@@ -175,6 +175,73 @@ for (const { dialect, skip, test } of await dialects()) {
       assert.deepEqual(after.domains.find((d: any) => d.name === 'mg.moved.test').webhooks, {}, 'webhooks left without URLs are deleted');
     });
 
+    test('a webhook read back in the older single-url form keeps the URL already there when the channel adds its own', async () => {
+      assert.equal((await sandbox('/domains', { name: 'mg.legacy.test' })).status, 201);
+      const basic = `Basic ${Buffer.from(`api:${API_KEY}`).toString('base64')}`;
+      const existing = 'https://crm.example.com/mail-events';
+      const made = await fetch(`${mailBase}/v3/domains/mg.legacy.test/webhooks`, {
+        method: 'POST',
+        headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams([
+          ['id', 'delivered'],
+          ['url', existing],
+        ]).toString(),
+      });
+      assert.equal(made.status, 200, await made.text());
+      assert.equal((await sandbox('/account', { webhook_read_form: 'url' }, 'PATCH')).status, 200);
+      try {
+        const read = await fetch(`${mailBase}/v3/domains/mg.legacy.test/webhooks/delivered`, { headers: { authorization: basic } });
+        assert.deepEqual(await read.json(), { webhook: { url: existing } }, 'the stand-in answers the single-url form');
+        const hook = await startWebhookReceiver();
+        hooks.push(hook);
+        const res = await s.api.post('/v1/channels', { type: 'email', name: 'Legacy', provider: provider('shop@mg.legacy.test') });
+        assert.equal(res.status, 201, res.text);
+        const webhooks = (await sandbox('/account')).body.domains.find((d: any) => d.name === 'mg.legacy.test').webhooks;
+        assert.deepEqual(webhooks.delivered, [existing, res.body.provider.events_webhook_url]);
+        assert.deepEqual(webhooks.opened, [res.body.provider.events_webhook_url]);
+      } finally {
+        await sandbox('/account', { webhook_read_form: 'urls' }, 'PATCH');
+      }
+    });
+
+    test('without a webhook signing key the account key is read from the provider; one it does not hand over is a 422 naming the field', async () => {
+      assert.equal((await sandbox('/domains', { name: 'mg.keyless.test' })).status, 201);
+      const keyless = (sender: string) => {
+        const { webhook_signing_key: _omitted, ...rest } = provider(sender);
+        return rest;
+      };
+      const read = await s.api.post('/v1/channels', { type: 'email', name: 'Keyless', provider: keyless('shop@mg.keyless.test') });
+      assert.equal(read.status, 201, read.text);
+      const token = randomBytes(25).toString('hex');
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const mailed = await fetch(`${s.baseUrl}/inbound/${read.body.id}/mail`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          recipient: 'shop@mg.keyless.test',
+          from: 'karel@example.com',
+          'body-plain': 'signed with the account key',
+          timestamp,
+          token,
+          signature: createHmac('sha256', SIGNING_KEY).update(`${timestamp}${token}`).digest('hex'),
+        }).toString(),
+      });
+      assert.equal(mailed.status, 200, 'the key read from the provider verifies its calls');
+
+      const routesBefore = (await sandbox('/account')).body.routes.length;
+      assert.equal((await sandbox('/account', { signing_key_readable: false }, 'PATCH')).status, 200);
+      try {
+        const refused = await s.api.post('/v1/channels', { type: 'email', name: 'Keyless', provider: keyless('other@mg.keyless.test') });
+        assert.equal(refused.status, 422, refused.text);
+        assert.equal(refused.body.errors[0].field, 'provider.webhook_signing_key');
+        assert.equal((await sandbox('/account')).body.routes.length, routesBefore, 'nothing was registered for it');
+        const given = await s.api.post('/v1/channels', { type: 'email', name: 'Keyed', provider: provider('keyed@mg.keyless.test') });
+        assert.equal(given.status, 201, 'a channel that gives its key does not ask the provider');
+      } finally {
+        await sandbox('/account', { signing_key_readable: true }, 'PATCH');
+      }
+    });
+
     test('a conversation of three mails each way threads, with subjects and headers chained', async () => {
       const channel = await connect('shop@thread.test');
       const jana = { email: '  Jana.Novak@Example.COM ', name: 'Jana Nováková' };

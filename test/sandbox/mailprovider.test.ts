@@ -246,3 +246,32 @@ test('faults: 429 and 5xx', async (t) => {
   assert.equal((await postForm(`${s.base}/v3/${DOMAIN}/messages`, basic, s.auth)).status, 503);
   assert.equal((await postForm(`${s.base}/v3/${DOMAIN}/messages`, basic, s.auth)).status, 200);
 });
+
+test('the account signing key is read from /v5 unless the account keeps it back; webhooks read back in either form', async (t) => {
+  const { base, auth } = await setup(t);
+  const key = await get(`${base}/v5/accounts/http_signing_key`, auth);
+  assert.equal(key.status, 200);
+  assert.deepEqual(key.body, { http_signing_key: SIGNING });
+  assert.equal((await get(`${base}/v5/accounts/http_signing_key`)).status, 401);
+
+  const created = await postForm(
+    `${base}/v3/domains/${DOMAIN}/webhooks`,
+    [
+      ['id', 'delivered'],
+      ['url', 'https://a.example/hook'],
+      ['url', 'https://b.example/hook'],
+    ],
+    auth,
+  );
+  assert.equal(created.status, 200, created.text);
+  assert.deepEqual((await get(`${base}/v3/domains/${DOMAIN}/webhooks/delivered`, auth)).body, {
+    webhook: { urls: ['https://a.example/hook', 'https://b.example/hook'] },
+  });
+  const patch = (body: unknown) =>
+    fetch(`${base}/_sandbox/account`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  assert.equal((await patch({ webhook_read_form: 'url', signing_key_readable: false })).status, 200);
+  assert.deepEqual((await get(`${base}/v3/domains/${DOMAIN}/webhooks/delivered`, auth)).body, { webhook: { url: 'https://a.example/hook' } });
+  assert.deepEqual(at((await get(`${base}/v3/domains/${DOMAIN}/webhooks`, auth)).body, 'webhooks', 'delivered'), { url: 'https://a.example/hook' });
+  const refused = await get(`${base}/v5/accounts/http_signing_key`, auth);
+  assert.equal(refused.status, 403);
+});

@@ -4,6 +4,8 @@ import type { InboundCall } from '../../connectors/connector.js';
 import type { InboundAnswer, InboundService } from '../../domain/inbound/service.js';
 import type { RoutePlugin } from '../route-group.js';
 import { errorBody } from '../error-body.js';
+import { ApiError } from '../../lib/errors.js';
+import { isFormBody, readStreamedForm, readWhole, type StagedForm } from '../streamed-form.js';
 
 /**
  * Calls from platforms, without an account token (the public scope, scopes.ts): each
@@ -14,17 +16,23 @@ import { errorBody } from '../error-body.js';
  *   their page; GET is the platform's subscription handshake;
  * - `GET|POST /v1/inbound/{channel_id}/{endpoint}`: a channel's own URL, on the endpoints and
  *   methods its connector declares (botmsg: POST `updates`; status reports arrive by GET).
+ *
+ * Form bodies (multipart, urlencoded) are left unread by the parser: on an endpoint that declares
+ * `streamedForm` (inbound mail, up to the provider's 25 MB) they are streamed, files to a temporary
+ * folder removed once the call is answered; everywhere else they are read whole within the
+ * service's body limit like any other body.
  */
-function callOf(request: FastifyRequest, inbound: InboundService): InboundCall {
+function callOf(request: FastifyRequest, inbound: InboundService, rawBody: Buffer): InboundCall {
   // Null-prototype maps: names come from the caller, and `__proto__` must stay a name like any other.
   const headers: Record<string, string | undefined> = Object.create(null);
   for (const [name, value] of Object.entries(request.headers)) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   const query: Record<string, string | undefined> = Object.create(null);
   for (const [name, value] of Object.entries((request.query ?? {}) as Record<string, unknown>)) if (typeof value === 'string') query[name] = value;
-  const body = request.body;
-  const rawBody = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
   return { method: request.method, endpoint: null, url: inbound.callUrl(request.url), headers, query, rawBody };
 }
+
+/** Streamed form bodies read at once per process: each may stage up to its limit on disk (25 MB for mail). */
+const MAX_STREAMED_AT_ONCE = 4;
 
 export const inboundRoutes: RoutePlugin<{ inbound: InboundService }> = async (app, deps) => {
   const { inbound } = deps;
@@ -35,19 +43,26 @@ export const inboundRoutes: RoutePlugin<{ inbound: InboundService }> = async (ap
     return reply.code(answer.status).header('Content-Type', answer.contentType).header('X-Content-Type-Options', 'nosniff').send(answer.body);
   };
 
-  // This plugin is a scope of its own: the raw-body parser serves its routes only.
+  // This plugin is a scope of its own: the raw-body parsers serve its routes only.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser(['multipart/form-data', 'application/x-www-form-urlencoded'], (_request, _payload, done) => done(null, undefined));
+  const bodyLimit = app.initialConfig.bodyLimit ?? 1024 * 1024;
+  let streaming = 0;
+
+  /** The body as a buffer: parsed already, or a form body the parser left unread, read now within the body limit. */
+  const wholeBody = async (request: FastifyRequest): Promise<Buffer> =>
+    Buffer.isBuffer(request.body) ? request.body : isFormBody(request.headers['content-type']) ? readWhole(request.raw, bodyLimit) : Buffer.alloc(0);
 
   const hidden = { hide: true, security: [] } as const;
   app.get('/v1/inbound/:type', { schema: { ...hidden, params: Type.Object({ type: Type.String() }) } }, async (request, reply) => {
     const { type } = request.params;
-    return send(reply, inbound.handshake(type, callOf(request, inbound)));
+    return send(reply, inbound.handshake(type, callOf(request, inbound, await wholeBody(request))));
   });
 
   app.post('/v1/inbound/:type', { schema: { ...hidden, params: Type.Object({ type: Type.String() }) } }, async (request, reply) => {
     const { type } = request.params;
-    return send(reply, await inbound.receiveForApp(type, callOf(request, inbound)));
+    return send(reply, await inbound.receiveForApp(type, callOf(request, inbound, await wholeBody(request))));
   });
 
   app.route({
@@ -56,7 +71,38 @@ export const inboundRoutes: RoutePlugin<{ inbound: InboundService }> = async (ap
     schema: { ...hidden, params: Type.Object({ channel_id: Type.String(), endpoint: Type.String() }) },
     handler: async (request, reply) => {
       const { channel_id, endpoint } = request.params;
-      return send(reply, await inbound.receiveForChannel(channel_id, endpoint, callOf(request, inbound)));
+      const streamed =
+        request.body === undefined && isFormBody(request.headers['content-type']) ? await inbound.streamedFormOf(channel_id, endpoint, request.method) : null;
+      if (!streamed) {
+        // A form too large for a channel that streams none answers like an unknown channel: the
+        // size a URL accepts must not tell which ids are mail channels.
+        const body = await wholeBody(request).catch((error: unknown) => {
+          if (error instanceof ApiError && error.status === 413) throw ApiError.notFound('Channel');
+          throw error;
+        });
+        return send(reply, await inbound.receiveForChannel(channel_id, endpoint, callOf(request, inbound, body)));
+      }
+      if (streaming >= MAX_STREAMED_AT_ONCE) {
+        void reply.header('Connection', 'close').header('Retry-After', '60');
+        throw ApiError.of('unavailable', 'Too many large calls at once; try again later.');
+      }
+      streaming++;
+      let staged: StagedForm | undefined;
+      try {
+        staged = await readStreamedForm(request.raw, request.headers, streamed.maxBytes);
+        const call = { ...callOf(request, inbound, Buffer.alloc(0)), form: staged.form };
+        return send(reply, await inbound.receiveForChannel(channel_id, endpoint, call));
+      } catch (error) {
+        // What is left of a refused body is not read into anything: drained, and the connection closed after the answer.
+        if (!request.raw.readableEnded) {
+          void reply.header('Connection', 'close');
+          request.raw.resume();
+        }
+        throw error;
+      } finally {
+        streaming--;
+        await staged?.discard();
+      }
     },
   });
 };

@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+
 /**
  * What platforms tell the service, in neutral terms. Connectors drop what the service does not
  * report. A repeated call makes no second event: messages and echoes are kept once by
@@ -40,10 +42,25 @@ export interface AttachedFile {
   mimeType: string;
 }
 
-export type InboundMedia = PlatformFile | AttachedFile;
+/**
+ * A file that came in a body the route read as a stream (a streamed form, inbound-call.ts): staged
+ * on disk until the call is answered, read with `open`.
+ */
+export interface StagedFile {
+  name: string;
+  mimeType: string;
+  size: number;
+  open(): Readable;
+}
+
+export type InboundMedia = PlatformFile | AttachedFile | StagedFile;
 
 export function isAttachedFile(media: InboundMedia): media is AttachedFile {
   return 'bytes' in media;
+}
+
+export function isStagedFile(media: InboundMedia): media is StagedFile {
+  return 'open' in media;
 }
 
 export type InboundContent =
@@ -147,12 +164,28 @@ export type InboundEvent =
 
 export type InboundEventKind = InboundEvent['kind'];
 
+/**
+ * A body bound to a signature that does not cover it (inbound mail signs a timestamp and a nonce
+ * only): the service keeps the first body's digest under `key` until `expiresAt` (ms) in the store,
+ * for every instance, and refuses the same signature over another body as it refuses a bad one.
+ */
+export interface SignatureBinding {
+  /** Names the signature without revealing it (a hash of the key and the nonce). */
+  key: string;
+  /** Hex SHA-256 of the raw body. */
+  bodyDigest: string;
+  /** When the signature stops being accepted (ms). */
+  expiresAt: number;
+}
+
 export type InboundParse =
   | {
       ok: true;
       events: InboundEvent[];
       /** What to answer the platform after the events are stored (default: 200, empty). A handshake by POST answers here. */
       reply?: { contentType: string; body: string };
+      /** Claimed in the store before anything is applied; a claim lost to another body refuses the call. */
+      binding?: SignatureBinding;
     }
   /** Refused before anything is stored: a bad or missing signature, an unreadable body. */
   | { ok: false; status: 400 | 401 | 403 | 404; message: string };

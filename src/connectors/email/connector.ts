@@ -52,6 +52,19 @@ function exactAddress(address: string): string {
   return `^${address.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`;
 }
 
+/**
+ * The URLs of a webhook as read back: `{"webhook":{"urls":[…]}}`, or the older single-URL form
+ * `{"webhook":{"url":"…"}}` (the official SDK's tests show both), so a URL already there is kept.
+ */
+export function webhookUrls(body: unknown): string[] {
+  const webhook = (body as { webhook?: { urls?: unknown; url?: unknown } } | null)?.webhook;
+  const urls = Array.isArray(webhook?.urls) ? webhook.urls : typeof webhook?.url === 'string' && webhook.url !== '' ? [webhook.url] : [];
+  return urls.filter((u): u is string => typeof u === 'string' && u !== '');
+}
+
+/** The account API's path of the HTTP webhook signing key (`{"http_signing_key": "…"}`). */
+export const SIGNING_KEY_PATH = '/v5/accounts/http_signing_key';
+
 export function createEmailConnector(options: EmailOptions) {
   const api = new MailApi(options.timeoutMs, () => options.now());
   const signatures = new SignatureVerifier(options.signatureMaxAgeMs, () => options.now());
@@ -86,8 +99,7 @@ export function createEmailConnector(options: EmailOptions) {
       const path = `/v3/domains/${domain}/webhooks/${id}`;
       const current = await api.call(base, key, 'GET', path);
       if (!current.ok && current.code !== '404') return current;
-      const urls = current.ok ? ((current.value.body as { webhook?: { urls?: unknown } } | null)?.webhook?.urls ?? []) : [];
-      const list = Array.isArray(urls) ? urls.filter((u): u is string => typeof u === 'string') : [];
+      const list = current.ok ? webhookUrls(current.value.body) : [];
       const others = list.filter((u) => u !== url);
       let done: PlatformResult<unknown>;
       if (add) {
@@ -140,9 +152,30 @@ export function createEmailConnector(options: EmailOptions) {
           return { ...checked, field: 'provider.domain', message: `The provider has no domain ${domain} for this key (${checked.message}).` };
         return { ...checked, field: 'provider.access_token' };
       }
-      return { ok: true, value: { config: {}, secrets: {} } };
+      if (input.secrets.webhook_signing_key || options.webhookSigningKey) return { ok: true, value: { config: {}, secrets: {} } };
+      return readSigningKey(input.config, key);
     },
   };
+
+  /**
+   * A channel given no webhook signing key (and none configured for the account) takes the
+   * account's from the provider's account API; one the provider does not hand to this key is
+   * refused (422), since every mail and event would then be refused.
+   */
+  async function readSigningKey(config: Record<string, unknown>, key: string): Promise<PlatformResult<VerifiedChannel>> {
+    const read = await api.call(baseOf(config), key, 'GET', SIGNING_KEY_PATH);
+    if (!read.ok && read.retryable) return read;
+    const signingKey = read.ok ? (read.value.body as { http_signing_key?: unknown } | null)?.http_signing_key : undefined;
+    if (typeof signingKey === 'string' && signingKey.trim() !== '')
+      return { ok: true, value: { config: {}, secrets: { webhook_signing_key: signingKey.trim() } } };
+    return {
+      ok: false,
+      retryable: false,
+      code: 'no_signing_key',
+      field: 'provider.webhook_signing_key',
+      message: `The provider's HTTP webhook signing key is needed to verify inbound mail and events: give provider.webhook_signing_key (or set MAILPROVIDER_WEBHOOK_SIGNING_KEY); the provider did not hand it to this API key (${read.ok ? 'no key in its answer' : read.message}).`,
+    };
+  }
 
   const registrar = {
     /**
@@ -261,7 +294,8 @@ export function createEmailConnector(options: EmailOptions) {
 
   const channelInbound = {
     endpoints: [
-      { name: MAIL_ENDPOINT, methods: ['POST'] },
+      // Mail with attachments: the provider's whole-message limit, streamed (files never whole in memory).
+      { name: MAIL_ENDPOINT, methods: ['POST'], streamedForm: { maxBytes: MAX_MESSAGE_BYTES } },
       { name: EVENTS_ENDPOINT, methods: ['POST'] },
     ] as const,
     parse: (call: InboundCall, channel: ChannelContext) => parseCall(call, channel, { verifier: signatures, webhookSigningKey: options.webhookSigningKey }),

@@ -1,8 +1,8 @@
-import type { ChannelContext, InboundCall, InboundContent, InboundEvent, InboundParse, StatusReport } from '../connector.js';
+import type { ChannelContext, InboundCall, InboundContent, InboundEvent, InboundParse, SignatureBinding, StatusReport } from '../connector.js';
 import { parseMailbox, parseMailboxes } from './addresses.js';
-import { field, parseForm, type FormPart } from './form.js';
+import { field, formOf, type FormPart } from './form.js';
 import { REFERENCE_VARIABLE } from './options.js';
-import type { SignatureVerifier } from './signature.js';
+import { digestOf, type SignatureVerifier } from './signature.js';
 
 /**
  * The provider's calls on a channel's own URLs, checked by the signature inside the body:
@@ -68,7 +68,7 @@ function bareId(id: string): string {
   return id.trim().replace(/^<|>$/g, '').trim();
 }
 
-function parseMail(parts: readonly FormPart[]): InboundParse {
+function parseMail(parts: readonly FormPart[], binding: SignatureBinding): InboundParse {
   const headers = mailHeaders(parts);
   const from = parseMailbox(field(parts, 'from') ?? header(headers, 'From') ?? '') ?? parseMailbox(field(parts, 'sender') ?? '');
   if (!from) return { ok: false, status: 400, message: 'A forwarded mail names its sender (from).' };
@@ -94,7 +94,7 @@ function parseMail(parts: readonly FormPart[]): InboundParse {
   for (const part of files) {
     const file = part.file!;
     const kind = file.mimeType.toLowerCase().startsWith('image/') ? 'image' : 'file';
-    contents.push({ type: kind, media: { bytes: file.bytes, name: file.fileName, mimeType: file.mimeType } });
+    contents.push({ type: kind, media: file });
   }
   const user = { email: from.email, ...(from.name ? { name: from.name } : {}) };
   const events: InboundEvent[] = contents.map((content, i) => ({
@@ -105,7 +105,7 @@ function parseMail(parts: readonly FormPart[]): InboundParse {
     content,
     metadata,
   }));
-  return { ok: true, events, reply: OK_REPLY };
+  return { ok: true, events, reply: OK_REPLY, binding };
 }
 
 /** `reason/SMTP code` of a permanent failure: classified by code (failure-codes.ts), never by its text. */
@@ -156,15 +156,16 @@ export interface InboundSettings {
 export function parseCall(call: InboundCall, channel: ChannelContext, settings: InboundSettings): InboundParse {
   const key = keyOf(channel, settings.webhookSigningKey);
   if (call.endpoint === MAIL_ENDPOINT) {
-    const parts = parseForm(call.headers['content-type'], call.rawBody);
-    if (!parts) return { ok: false, status: 401, message: 'A forwarded mail is a form.' };
+    const form = formOf(call);
+    if (!form) return { ok: false, status: 401, message: 'A forwarded mail is a form.' };
+    const { parts } = form;
     const check = settings.verifier.verify(
       key,
       { timestamp: field(parts, 'timestamp'), token: field(parts, 'token'), signature: field(parts, 'signature') },
-      call.rawBody,
+      form.bodyDigest,
     );
     if (!check.ok) return { ok: false, status: 401, message: `The provider's signature is missing or wrong: ${check.reason}.` };
-    return parseMail(parts);
+    return parseMail(parts, check.binding);
   }
   if (call.endpoint === EVENTS_ENDPOINT) {
     let body: Json;
@@ -175,9 +176,10 @@ export function parseCall(call: InboundCall, channel: ChannelContext, settings: 
     }
     const signed = asObject(body.signature);
     const stamp = typeof signed.timestamp === 'number' ? String(signed.timestamp) : str(signed.timestamp);
-    const check = settings.verifier.verify(key, { timestamp: stamp, token: str(signed.token), signature: str(signed.signature) }, call.rawBody);
+    const check = settings.verifier.verify(key, { timestamp: stamp, token: str(signed.token), signature: str(signed.signature) }, digestOf(call.rawBody));
     if (!check.ok) return { ok: false, status: 401, message: `The provider's signature is missing or wrong: ${check.reason}.` };
-    return parseEvent(asObject(body['event-data']), channel);
+    const parsed = parseEvent(asObject(body['event-data']), channel);
+    return parsed.ok ? { ...parsed, binding: check.binding } : parsed;
   }
   return { ok: false, status: 404, message: 'No such endpoint.' };
 }

@@ -1,4 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { SignatureBinding } from '../connector.js';
 import { FUTURE_TOLERANCE_MS } from './options.js';
 
 /**
@@ -6,10 +7,10 @@ import { FUTURE_TOLERANCE_MS } from './options.js';
  * with a 50-character random token. A signature proves the timestamp and token only, so:
  * - a timestamp older than the allowed age (the provider retries the same body for about 8
  *   hours, so hours, not seconds) or well in the future is refused;
- * - a token is remembered with the body it came with: the same body again is the provider's
- *   retry (accepted; the service stores each message and event once), another body under a
- *   used token is a replay of the signature over forged content, refused.
- * Tokens are remembered per process, for as long as their timestamp is accepted.
+ * - the body is bound to its token: the check answers a binding that the service claims in the
+ *   store (every instance, across restarts) for as long as the timestamp is accepted. The same
+ *   body again is the provider's retry (accepted; each message and event is stored once); another
+ *   body under a used token is a replay of the signature over forged content, refused.
  */
 export interface SignedFields {
   timestamp: string | undefined;
@@ -17,10 +18,7 @@ export interface SignedFields {
   signature: string | undefined;
 }
 
-export type SignatureCheck = { ok: true } | { ok: false; reason: string };
-
-/** Tokens kept at most; the oldest are forgotten first (their timestamps are the first to expire anyway). */
-const MAX_TOKENS = 200_000;
+export type SignatureCheck = { ok: true; binding: SignatureBinding } | { ok: false; reason: string };
 
 export function signatureOf(key: string, timestamp: string, token: string): string {
   return createHmac('sha256', key)
@@ -29,14 +27,13 @@ export function signatureOf(key: string, timestamp: string, token: string): stri
 }
 
 export class SignatureVerifier {
-  private readonly tokens = new Map<string, { body: string; until: number }>();
-
   constructor(
     private readonly maxAgeMs: number,
     private readonly now: () => number,
   ) {}
 
-  verify(key: string | undefined, fields: SignedFields, body: Buffer): SignatureCheck {
+  /** `bodyDigest`: hex SHA-256 of the raw body the fields came in. */
+  verify(key: string | undefined, fields: SignedFields, bodyDigest: string): SignatureCheck {
     const { timestamp, token, signature } = fields;
     if (!key) return { ok: false, reason: 'the channel has no webhook signing key' };
     if (!timestamp || !token || !signature) return { ok: false, reason: 'timestamp, token or signature missing' };
@@ -48,25 +45,12 @@ export class SignatureVerifier {
     const now = this.now();
     if (at < now - this.maxAgeMs) return { ok: false, reason: 'timestamp too old' };
     if (at > now + FUTURE_TOLERANCE_MS) return { ok: false, reason: 'timestamp in the future' };
-    const digest = createHash('sha256').update(body).digest('hex');
-    this.forgetExpired(now);
-    const seen = this.tokens.get(token);
-    if (seen && seen.body !== digest) return { ok: false, reason: 'token used before with another body' };
-    if (!seen) {
-      if (this.tokens.size >= MAX_TOKENS) {
-        const oldest = this.tokens.keys().next().value;
-        if (oldest !== undefined) this.tokens.delete(oldest);
-      }
-      this.tokens.set(token, { body: digest, until: at + this.maxAgeMs });
-    }
-    return { ok: true };
+    // The key is part of the name: the same token under another account's key is another signature.
+    const name = createHash('sha256').update(`mailprovider\0${key}\0${token}`).digest('hex');
+    return { ok: true, binding: { key: `email:${name}`, bodyDigest, expiresAt: at + this.maxAgeMs } };
   }
+}
 
-  private forgetExpired(now: number): void {
-    // Insertion order is roughly timestamp order: stop at the first one still valid.
-    for (const [token, entry] of this.tokens) {
-      if (entry.until >= now) break;
-      this.tokens.delete(token);
-    }
-  }
+export function digestOf(body: Uint8Array): string {
+  return createHash('sha256').update(body).digest('hex');
 }

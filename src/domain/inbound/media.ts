@@ -1,4 +1,4 @@
-import { isAttachedFile, type ChannelContext, type FetchedMedia, type InboundContent, type MediaFetcher } from '../../connectors/connector.js';
+import { isAttachedFile, isStagedFile, type ChannelContext, type FetchedMedia, type InboundContent, type MediaFetcher } from '../../connectors/connector.js';
 import type { StoredFiles } from '../../files/stored-files.js';
 import type { Content } from '../../schemas/content.js';
 
@@ -9,7 +9,8 @@ export class MediaUnavailable extends Error {}
  * Received attachments are copied into the service's file store, because platform URLs expire
  * (messaging-api.md, point 7); the message carries the stored URL. A file the platform refuses
  * for good (gone, too large) keeps the platform's URL; one it cannot give now fails the call. A
- * file that came in the call's body (inbound mail) is stored as it is.
+ * file that came in the call's body (inbound mail) is stored as it is; one the route staged on disk
+ * (a streamed form) is streamed into the store, never read whole into memory.
  */
 export async function neutralContent(
   content: InboundContent,
@@ -29,6 +30,11 @@ export async function neutralContent(
     default: {
       const { media, channel, files } = rehost;
       const file = content.media;
+      const owner = { accountId: rehost.accountId, channelId: rehost.channelId, contactId: rehost.contactId };
+      if (isStagedFile(file)) {
+        const stored = await files.saveStream({ ...owner, name: file.name, mimeType: file.mimeType, stream: file.open() });
+        return { type: content.type, payload: { url: stored.url } };
+      }
       let bytes: FetchedMedia;
       if (isAttachedFile(file)) bytes = file;
       else {
@@ -42,9 +48,7 @@ export async function neutralContent(
         bytes = fetched.value;
       }
       const stored = await files.save({
-        accountId: rehost.accountId,
-        channelId: rehost.channelId,
-        contactId: rehost.contactId,
+        ...owner,
         name: bytes.name,
         mimeType: bytes.mimeType,
         bytes: bytes.bytes,

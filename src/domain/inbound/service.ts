@@ -25,6 +25,7 @@ import {
   type InboundEvent,
   type InboundParse,
   type InboundUser,
+  type SignatureBinding,
 } from '../../connectors/connector.js';
 import type { EventInput, Outbox } from '../events/outbox.js';
 import { decodeChannel, type Channel } from '../channels/view.js';
@@ -80,7 +81,9 @@ function refusal(parsed: Extract<InboundParse, { ok: false }>): ApiError {
  * is written with its event in one commit. A call the platform makes again (its retry, or a replay
  * of a signed call) makes no second event, on any instance: a message is stored once by the unique
  * (channel, direction, external id) key; a postback or opt-in by the unique (channel, inbound_key)
- * key, from the connector's `eventKey`; a receipt reports only marks that change. A status report
+ * key, from the connector's `eventKey`; a receipt reports only marks that change. A signature that
+ * does not cover the body (inbound mail) is bound to the first body seen with it, in the store
+ * (`binding`), so it cannot carry another body on any instance. A status report
  * of an asynchronous platform changes a sent message once (delivered, or failed); opt-outs are
  * answered and logged, not stored yet. A reply to a number several channels send from goes to the
  * channel that last sent to its sender (shared-number.ts).
@@ -141,6 +144,8 @@ export class InboundService {
     const app = this.appInbound(type);
     const parsed = app.inbound.parse(call);
     if (!parsed.ok) throw refusal(parsed);
+    if (parsed.binding && !(await this.claimBinding(parsed.binding)))
+      throw refusal({ ok: false, status: 401, message: 'The signature was used with another body.' });
     const field = app.inbound.channelKeyField;
     const byKey = new Map<string, InboundEvent[]>();
     for (const event of parsed.events) {
@@ -175,8 +180,29 @@ export class InboundService {
     if (!inbound || !declaresEndpoint(inbound.endpoints, endpoint, call.method)) throw channelNotFound();
     const parsed = inbound.parse({ ...call, endpoint }, channelContextOf(channel));
     if (!parsed.ok) throw parsed.status === 400 ? refusal(parsed) : channelNotFound();
+    // A signature over another body than the one first seen with it fails like a wrong signature.
+    if (parsed.binding && !(await this.claimBinding(parsed.binding))) throw channelNotFound();
     await this.receive(channel, parsed.events);
     return parsed.reply ? { status: 200, ...parsed.reply } : OK;
+  }
+
+  /**
+   * The endpoint's streamed-form limit (InboundEndpoint.streamedForm) when the call names a
+   * channel whose connector declares one; null otherwise (the body is read whole, within the
+   * service's body limit). Answers nothing about whether the channel exists.
+   */
+  async streamedFormOf(rawChannelId: string, endpoint: string, method: string): Promise<{ maxBytes: number } | null> {
+    const id = parseId(rawChannelId);
+    const row = id === null ? undefined : await this.deps.store.channels.getAnyAccount(id);
+    if (!row || !isChannelType(row.type)) return null;
+    const inbound = this.deps.connectors.role(row.type, 'channelInbound');
+    const declared = inbound?.endpoints.find((e) => e.name === endpoint && (e.methods as readonly string[]).includes(method));
+    return declared?.streamedForm ?? null;
+  }
+
+  /** Binds the body to its signature in the store (every instance, across restarts): false when another body holds it. */
+  private claimBinding(binding: SignatureBinding): Promise<boolean> {
+    return this.deps.store.signatureBindings.claim(binding.key, binding.bodyDigest, binding.expiresAt, this.deps.clock.now());
   }
 
   /** Applies a channel's events in order. A file the platform cannot hand over now fails the call (503), so the platform retries. */

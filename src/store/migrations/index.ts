@@ -13,6 +13,7 @@ import { messageParts } from './011_message_parts.js';
 import { adminUsers } from './012_admin_users.js';
 import { nlp } from './013_nlp.js';
 import { adminUserEmailPerAccount } from './014_admin_user_email_per_account.js';
+import { inboundSignatureBindings } from './015_inbound_signature_bindings.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -33,6 +34,7 @@ export const MIGRATIONS: Migration[] = [
   adminUsers,
   nlp,
   adminUserEmailPerAccount,
+  inboundSignatureBindings,
 ];
 
 export const migrationProvider: MigrationProvider = {
