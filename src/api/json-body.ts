@@ -52,6 +52,26 @@ function forbiddenKey(value: unknown): { field: string; value: unknown } | null 
   return null;
 }
 
+/** The first field (or key) whose text holds U+0000, as a field path, or null. */
+function nulField(value: unknown): string | null {
+  const stack: Array<{ value: unknown; path: string }> = [{ value, path: '' }];
+  while (stack.length > 0) {
+    const { value: current, path } = stack.pop()!;
+    if (typeof current === 'string') {
+      if (current.includes('\0')) return path;
+    } else if (Array.isArray(current)) {
+      current.forEach((item, i) => stack.push({ value: item, path: `${path}[${i}]` }));
+    } else if (isPlainObject(current)) {
+      for (const key of Object.keys(current)) {
+        const field = path ? `${path}.${key}` : key;
+        if (key.includes('\0')) return field;
+        stack.push({ value: current[key], path: field });
+      }
+    }
+  }
+  return null;
+}
+
 /**
  * A JSON request body, parsed. Refused before parsing when it nests deeper than `maxDepth` (a
  * deep value overflows the stack of every recursive reader after the parser); checking costs two
@@ -72,6 +92,12 @@ export function parseJsonBody(text: string, maxDepth: number): unknown {
   if (text.includes('__proto__') || text.includes('constructor') || text.includes('\\u')) {
     const found = forbiddenKey(value);
     if (found) throw ApiError.invalid(found.field, found.value, say.notSupported(found.field));
+  }
+  // JSON can carry U+0000 only escaped; PostgreSQL cannot store it in text, so it is refused on
+  // both stores alike rather than stored on one and a 500 on the other.
+  if (text.includes('\\u0000')) {
+    const field = nulField(value);
+    if (field !== null) throw ApiError.invalid(field || 'body', null, `'${field || 'body'}' must not contain the NUL character (U+0000).`);
   }
   return value;
 }

@@ -64,6 +64,22 @@ for (const { dialect, skip } of await dialects()) {
       const small = await s.api.post('/v1/channels', { type: 'service_chat', name: { short: [1, 2] } });
       assert.deepEqual(small.body.errors[0].rejected_value, { short: [1, 2] }, 'short values are shown as they are');
     });
+
+    test('text holding the NUL character (U+0000) is refused with 422 naming its field, on both stores alike', async () => {
+      const name = await s.api.post('/v1/channels', { type: 'service_chat', name: 'a\u0000b' });
+      assert.equal(name.status, 422, name.text);
+      assertErrorBody(name.body, 422);
+      assert.equal(name.body.errors[0].field, 'name');
+      const deep = await send(JSON.stringify({ list: ['ok', { note: '\u0000' }] }));
+      assert.equal(deep.status, 422, deep.text);
+      assert.equal(deep.body.errors[0].field, 'metadata.list[1].note');
+      const key = await send('{"a\\u0000":1}');
+      assert.equal(key.status, 422, key.text);
+      assert.equal(key.body.errors[0].field, 'metadata.a\u0000');
+      // The escape of a backslash followed by "u0000" is text, not NUL.
+      const lookalike = await s.api.post('/v1/channels', { type: 'service_chat', name: 'a\\u0000b' });
+      assert.equal(lookalike.status, 201, lookalike.text);
+    });
   });
 
   describe(`Security: every error in the error format (${dialect})`, { skip }, () => {
