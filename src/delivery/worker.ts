@@ -17,7 +17,8 @@ export interface DeliveryWorkerOptions {
   clock: Clock;
   /** Leases are about processes that die, so they run on wall time. */
   wallClock?: Clock;
-  instanceId: number;
+  /** The process's instance number (see RunnerOptions). */
+  instanceId: number | (() => number);
   nextId: () => number;
   retryScheduleSeconds: readonly number[];
   timeoutMs: number;
