@@ -75,7 +75,7 @@ async function withAccounts<T>(config: Config, work: (accounts: AccountService, 
     const files = new LocalFileStore(config.filesDir);
     const accounts = new AccountService({
       store,
-      ids: new IdGenerator(store.instanceId),
+      ids: new IdGenerator(() => store.idInstance()),
       clock: systemClock,
       authCacheMs: 0,
       removeFiles: (keys) => files.remove(keys),
@@ -89,7 +89,7 @@ async function withAccounts<T>(config: Config, work: (accounts: AccountService, 
 /** The administration app's users, as the server makes them (setup links point at PUBLIC_URL's origin). */
 async function withUsers<T>(config: Config, work: (users: UserService, accounts: AccountService) => Promise<T>): Promise<T> {
   return withAccounts(config, async (accounts, store) => {
-    const ids = new IdGenerator(store.instanceId);
+    const ids = new IdGenerator(() => store.idInstance());
     const clock = systemClock;
     const users = new UserService({
       store,

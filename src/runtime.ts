@@ -133,14 +133,18 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const clock = options.clock ?? systemClock;
   // The connectors' own variables are checked before anything opens (a bad one stops the start).
   const connectorSettings = loadSettings(config, CONNECTOR_SETTINGS);
-  const store = await openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
+  const store = await openStore(config.databaseUrl, { poolSize: config.databasePoolSize, logger: logger.child({ component: 'store' }) });
   try {
     await store.migrate();
   } catch (error) {
     await store.close();
     throw error;
   }
-  const ids = new IdGenerator(store.instanceId, () => clock.now());
+  // Ids are issued only under an instance number this process holds (store.idInstance throws otherwise).
+  const ids = new IdGenerator(
+    () => store.idInstance(),
+    () => clock.now(),
+  );
   const box = SecretBox.fromBase64(config.encryptionKey);
   // States the connectors' calls reveal (a disconnected page), kept by the platform-state service below.
   const channelStates = new ChannelStateBus();
@@ -416,7 +420,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
           loadTargets: webhookTargetLoader(store, box),
           sender: new WebhookSender({ allowlist: hook.allowlist, timeoutMs: hook.timeoutMs }),
           clock,
-          instanceId: store.instanceId,
+          instanceId: () => store.instanceId,
           nextId: () => ids.nextNumber(),
           retryScheduleSeconds: hook.retryScheduleSeconds,
           retryJitter: hook.retryJitter,
@@ -451,7 +455,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
           logger: logger.child({ worker: 'jobs' }),
         });
         const runner = new QueueRunner(task, {
-          instanceId: store.instanceId,
+          instanceId: () => store.instanceId,
           nextId: () => ids.nextNumber(),
           pollMs: config.workerPollMs,
           logger: logger.child({ worker: 'jobs' }),

@@ -2,14 +2,19 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { ApiError } from '../lib/errors.js';
+import { isStoreUnavailable } from '../store/errors.js';
 import { errorBody } from './error-body.js';
 import { excerpt, requestPath } from './request-path.js';
 import type { RouteTable } from './route-table.js';
 
+/** What a 503 for an unreachable database asks clients to wait (seconds): the store reconnects within about that. */
+export const STORE_RETRY_AFTER_SECONDS = 2;
+
 /**
  * Every error leaves through here in the specification's body: ApiError as it says, Fastify's
- * own 4xx mapped to our wording, anything else a generic 500 with the request id (details are
- * logged, never sent).
+ * own 4xx mapped to our wording, the database out of reach a 503 with Retry-After (the request
+ * may be retried; a write's idempotency key finds one that did commit), anything else a generic
+ * 500 with the request id (details are logged, never sent).
  */
 export function registerErrorHandling(app: FastifyInstance, bodyLimit: number, routes: RouteTable): void {
   app.setNotFoundHandler(notFoundHandler(routes));
@@ -17,6 +22,11 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimit: number, r
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) {
       return reply.code(error.status).send(errorBody(error.status, error.details));
+    }
+    if (isStoreUnavailable(error)) {
+      request.log.warn({ reason: error.message }, 'the store is unavailable');
+      void reply.header('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
+      return reply.code(503).send(errorBody(503, [{ message: 'The service cannot reach its database at the moment. Try again shortly.' }]));
     }
     const status = error.statusCode ?? 500;
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {

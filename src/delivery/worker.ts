@@ -17,7 +17,8 @@ export interface DeliveryWorkerOptions {
   clock: Clock;
   /** Leases are about processes that die, so they run on wall time. */
   wallClock?: Clock;
-  instanceId: number;
+  /** The process's instance number (see RunnerOptions). */
+  instanceId: number | (() => number);
   nextId: () => number;
   retryScheduleSeconds: readonly number[];
   /** The most jitter adds to a retry's delay, as a fraction of it (default 0: the schedule exactly). */

@@ -3,7 +3,9 @@
  * (clients compare them with parseInt). Layout of the number:
  *   (milliseconds since 2024-01-01) * 4096 + instance (0..15) * 256 + sequence (0..255)
  * 41 bits of time last until about 2093. Several processes on one database each hold a distinct
- * instance number (the PostgreSQL store leases it with an advisory lock).
+ * instance number (the PostgreSQL store leases it with an advisory lock). The number may be given
+ * as a function, asked at every id: it may throw (the lease is not held now) and may change (a
+ * lease taken back under another number).
  */
 const EPOCH = Date.UTC(2024, 0, 1);
 export const MAX_INSTANCES = 16;
@@ -14,15 +16,14 @@ export class IdGenerator {
   private sequence = 0;
 
   constructor(
-    private readonly instance: number,
+    private readonly instance: number | (() => number),
     private readonly now: () => number = Date.now,
   ) {
-    if (!Number.isInteger(instance) || instance < 0 || instance >= MAX_INSTANCES) {
-      throw new Error(`id instance must be 0..${MAX_INSTANCES - 1}`);
-    }
+    if (typeof instance === 'number') checkInstance(instance);
   }
 
   nextNumber(): number {
+    const instance = typeof this.instance === 'number' ? this.instance : checkInstance(this.instance());
     let ms = Math.max(this.now() - EPOCH, 0);
     if (ms <= this.lastMs) {
       // Same millisecond (or the clock stepped back): keep counting from the last one so ids stay increasing.
@@ -36,12 +37,19 @@ export class IdGenerator {
       this.sequence = 0;
     }
     this.lastMs = ms;
-    return ms * 4096 + this.instance * SEQUENCES + this.sequence;
+    return ms * 4096 + instance * SEQUENCES + this.sequence;
   }
 
   next(): string {
     return String(this.nextNumber());
   }
+}
+
+function checkInstance(instance: number): number {
+  if (!Number.isInteger(instance) || instance < 0 || instance >= MAX_INSTANCES) {
+    throw new Error(`id instance must be 0..${MAX_INSTANCES - 1}`);
+  }
+  return instance;
 }
 
 /** The smallest id any generator can make at `ms` (ms since the epoch) or later. */

@@ -2,10 +2,15 @@ import type { Clock } from '../lib/clock.js';
 import { systemClock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { TaskContext, TaskKind } from './task.js';
+import { isStoreUnavailable } from '../store/errors.js';
 
 export interface RunnerOptions {
-  /** Instance number of this process: its leases carry it, and its start frees those left by the process before. */
-  instanceId: number;
+  /**
+   * Instance number of this process: its leases carry it, and its start frees those left by the
+   * process before. A function is asked at each claim: the number may change when the store's
+   * lease is taken back.
+   */
+  instanceId: number | (() => number);
   /** Lease ids (the process's id generator). */
   nextId: () => number;
   /** Claims at least this often without a wake-up (retries coming due). */
@@ -94,7 +99,7 @@ export class QueueRunner<Held, Running, Outcome> {
   }
 
   private async loop(): Promise<void> {
-    await this.sweep(this.o.instanceId);
+    await this.sweep(this.instance());
     let failures = 0;
     const admission = this.kind.admission;
     while (this.running) {
@@ -105,7 +110,8 @@ export class QueueRunner<Held, Running, Outcome> {
           failures = 0;
         } catch (error) {
           failures += 1;
-          this.o.logger.warn({ err: error }, `claiming ${this.kind.name} failed`);
+          // The database away is said in a line (the store logs why); anything else with its stack.
+          this.o.logger.warn(isStoreUnavailable(error) ? { reason: String((error as Error).message) } : { err: error }, `claiming ${this.kind.name} failed`);
           await sleep(Math.min(this.o.pollMs * 2 ** failures, 5000));
         }
         continue;
@@ -113,6 +119,11 @@ export class QueueRunner<Held, Running, Outcome> {
       if (this.wall.now() - this.lastSweep > (this.o.sweepMs ?? SWEEP_MS)) await this.sweep(null);
       await this.waitForSignal();
     }
+  }
+
+  private instance(): number {
+    const { instanceId } = this.o;
+    return typeof instanceId === 'number' ? instanceId : instanceId();
   }
 
   private waitForSignal(): Promise<void> {
@@ -133,7 +144,7 @@ export class QueueRunner<Held, Running, Outcome> {
   private async claim(): Promise<void> {
     const { admission, source } = this.kind;
     const now = this.wall.now();
-    const lease = { id: this.o.nextId(), instanceId: this.o.instanceId, now, until: now + this.kind.leaseMs };
+    const lease = { id: this.o.nextId(), instanceId: this.instance(), now, until: now + this.kind.leaseMs };
     this.stats.claims += 1;
     const started = performance.now();
     const items = await source.claim(lease, admission.room(), this.context);

@@ -35,6 +35,7 @@ export abstract class KyselyStore extends Repos implements Store {
     return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
   }
 
+  abstract idInstance(): number;
   abstract batchWrite(unit: WriteUnit): Promise<void>;
   abstract openClusterBus(onError: (error: Error) => void): ClusterBus | null;
   abstract ping(): Promise<void>;

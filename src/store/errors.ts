@@ -22,6 +22,44 @@ export class MissingReference extends Error {
   }
 }
 
+/**
+ * The database cannot be reached now (a lost or refused connection, a server shutting down or
+ * starting, the instance lease not held): the request may succeed if retried shortly. A write
+ * that fails so may or may not have committed; the API answers 503, and a retry with the same
+ * idempotency key finds a write that did.
+ */
+export class StoreUnavailable extends Error {
+  constructor(message = 'the store is unavailable', options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailable';
+  }
+}
+
+/**
+ * SQLSTATE classes and codes of a server that is gone or not (yet) serving: connection
+ * exceptions (08), an administrator's or a shutdown's end of the session (57P01, 57P02), a server
+ * starting or recovering (57P03), and too many connections (53300).
+ */
+const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300']);
+/** The socket's own failures (refused, reset, unreachable, timed out). */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/**
+ * Said in words only: node-postgres's ended or broken connection and timed-out connect; the
+ * server refusing connections to a database closed for maintenance (allow_connections false,
+ * code 55000, which other errors share).
+ */
+const DRIVER_MESSAGES =
+  /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|timeout exceeded when trying to connect|Query read timeout)|is not currently accepting connections$/;
+
+/** Whether `error` says the database is unreachable now, rather than that the query was wrong. */
+export function isStoreUnavailable(error: unknown): boolean {
+  if (error instanceof StoreUnavailable) return true;
+  const e = error as DriverError | null;
+  if (typeof e !== 'object' || e === null) return false;
+  if (typeof e.code === 'string' && (e.code.startsWith('08') || UNAVAILABLE_CODES.has(e.code) || SOCKET_CODES.has(e.code))) return true;
+  return typeof e.message === 'string' && DRIVER_MESSAGES.test(e.message);
+}
+
 interface DriverError {
   code?: unknown;
   message?: unknown;
@@ -53,6 +91,10 @@ export function translateSqliteError(error: unknown): unknown {
 /** node-postgres: code 23505 with detail "Key (account_id, idempotency_key)=(...) already exists." */
 export function translatePostgresError(error: unknown): unknown {
   const e = error as DriverError;
+  if (isStoreUnavailable(error)) {
+    if (error instanceof StoreUnavailable) return error;
+    return new StoreUnavailable(`the store is unavailable: ${typeof e.message === 'string' ? e.message : String(error)}`, { cause: error });
+  }
   if (e?.code === '23505') {
     const m = typeof e.detail === 'string' ? /^Key \(([^)]*)\)=/.exec(e.detail) : null;
     const columns = m?.[1] ? m[1].split(',').map((c) => c.trim()) : [];

@@ -85,8 +85,16 @@ export interface RateCounter {
  */
 export interface Store extends Repos {
   readonly dialect: DialectName;
-  /** 0..15, distinct among the processes sharing the database: the instance part of ids. */
+  /**
+   * 0..15, distinct among the processes sharing the database: the instance number this process
+   * holds, or last held while its lease is being taken back (PostgreSQL).
+   */
   readonly instanceId: number;
+  /**
+   * The instance part of the ids to issue now; throws StoreUnavailable (store/errors.ts) while the
+   * number is not held, so no id is issued under a number another process may hold.
+   */
+  idInstance(): number;
   readonly rateCounter: RateCounter;
   /** The webhook delivery queue the workers claim from. */
   readonly deliveryQueue: DeliveryQueue;

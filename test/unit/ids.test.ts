@@ -53,3 +53,24 @@ test('parseId accepts decimal strings of safe integers only', () => {
   assert.equal(parseId('42'), 42);
   for (const bad of ['', '0', '-1', '01', '1.5', 'abc', '9007199254740993', '99999999999999999']) assert.equal(parseId(bad), null, bad);
 });
+
+test('an instance number given as a function is asked at every id: while it throws no id is issued, and a new number is used at once', () => {
+  let instance: number | null = 2;
+  const ids = new IdGenerator(
+    () => {
+      if (instance === null) throw new Error('not held');
+      return instance;
+    },
+    () => Date.UTC(2026, 0, 1),
+  );
+  const first = ids.nextNumber();
+  assert.equal(Math.floor(first / 256) % 16, 2);
+  instance = null;
+  assert.throws(() => ids.nextNumber(), /not held/);
+  instance = 7;
+  const next = ids.nextNumber();
+  assert.equal(Math.floor(next / 256) % 16, 7);
+  assert.ok(next > first);
+  instance = 16;
+  assert.throws(() => ids.nextNumber(), /instance must be 0..15/);
+});

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Store } from '../../store/store.js';
 import { errorBody } from '../error-body.js';
+import { STORE_RETRY_AFTER_SECONDS } from '../errors.js';
 import type { RoutePlugin } from '../route-group.js';
 
 /** Documentation of the checks: public, outside /v1, beyond the specification. */
@@ -35,7 +36,8 @@ export const healthRoutes: RoutePlugin<{ store: Store }> = async (app, deps) => 
         await deps.store.ping();
         return { status: 'ready', store: deps.store.dialect };
       } catch (error) {
-        request.log.warn({ err: error }, 'store not ready');
+        request.log.warn({ reason: error instanceof Error ? error.message : String(error) }, 'store not ready');
+        void reply.header('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
         return reply.code(503).send(errorBody(503, [{ message: 'The store is not reachable.' }]));
       }
     },

@@ -5,9 +5,10 @@ import { DEFAULT_POOL_SIZE } from '../database-url.js';
  * Every PostgreSQL connection one process opens, and so the whole connection budget of the
  * process (docs/configuration.md, "Connections to PostgreSQL"):
  *
- * - the query pool, `poolSize` connections (DATABASE_POOL_SIZE): reads and writes of the API,
- *   the group-commit writer, NOTIFY, and the queries of the chat cluster bus; one of them holds
- *   the instance lease for the life of the process;
+ * - the query pool, `poolSize - 1` connections (DATABASE_POOL_SIZE counts the lease's too): reads
+ *   and writes of the API, the group-commit writer, NOTIFY, and the queries of the chat cluster bus;
+ * - the instance lease's connection (instance-lease.ts), held for the life of the process and
+ *   opened again if the database ends it;
  * - the worker pool, WORKER_POOL_SIZE connections, opened only by a process that runs the
  *   webhook worker: its sessions commit without waiting for the disk (delivery-queue.ts);
  * - one listening client per queue a worker of the process works (LISTEN for due work: webhook
@@ -16,6 +17,11 @@ import { DEFAULT_POOL_SIZE } from '../database-url.js';
  *
  * Pools are lent, not given: a module may wrap one in a Kysely instance and destroy that, but
  * only close() here ends a pool, so nothing is ended twice or left open.
+ *
+ * Any of these connections may end under the process (a restart, a failover, an administrator,
+ * an idle timeout, a network cut). Each has an `error` listener from the moment it exists, so
+ * such an end fails the queries on it and never the process; pools open new connections on the
+ * next demand, listening clients and the lease connect again by themselves.
  */
 export const WORKER_POOL_SIZE = 4;
 
@@ -39,7 +45,12 @@ export class PostgresConnections {
     private readonly url: string,
     poolSize = DEFAULT_POOL_SIZE,
   ) {
-    this.pool = this.lend({ connectionString: url, max: poolSize, types });
+    this.pool = this.lend({ connectionString: url, max: Math.max(poolSize - 1, 1), types });
+  }
+
+  /** The instance lease's connection (instance-lease.ts; it connects and ends it). */
+  leaseClient(): pg.Client {
+    return new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 5000, keepAlive: true });
   }
 
   /** The webhook worker's pool (made on first use: only processes that run a worker need it). */
@@ -56,7 +67,7 @@ export class PostgresConnections {
 
   /** A client outside every pool, for LISTEN (it holds its connection while it listens). */
   listenClient(): pg.Client {
-    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 5000 });
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 5000, keepAlive: true });
     this.clients.add(client);
     client.once('end', () => this.clients.delete(client));
     return client;
@@ -74,6 +85,9 @@ export class PostgresConnections {
     // closing when the store is closed) reports an error on the pool; without a listener that
     // error would end the process. A query on such a connection fails by itself.
     pool.on('error', () => undefined);
+    // A connection lent out has no pool listener: one that breaks while lent (between the
+    // queries of a transaction) would otherwise end the process. Its queries fail instead.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const end = pool.end.bind(pool);
     pool.end = (() => Promise.resolve()) as typeof pool.end;
     this.owned.push(() => end().catch(() => undefined));

@@ -1,15 +1,20 @@
 import type pg from 'pg';
 
+const RETRY_FIRST_MS = 1000;
+const RETRY_MAX_MS = 10_000;
+
 /**
  * Calls `listener` on every NOTIFY of `channel`, on a connection of its own (it holds the
- * connection while it listens), and connects again if the connection drops, calling `listener`
- * once connected (anything announced meanwhile). Returns how to stop.
+ * connection while it listens), and connects again if the connection drops (after a second,
+ * doubling up to RETRY_MAX_MS while the database stays away), calling `listener` once connected
+ * (anything announced meanwhile). Returns how to stop.
  */
 export function listen(client: () => pg.Client, channel: string, listener: () => void): () => Promise<void> {
   let closed = false;
   let stop: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   const run = async () => {
+    let wait = RETRY_FIRST_MS;
     while (!closed) {
       const c = client();
       const ended = new Promise<void>((resolve) => {
@@ -22,13 +27,18 @@ export function listen(client: () => pg.Client, channel: string, listener: () =>
         if (!closed) {
           await c.query(`LISTEN ${channel}`);
           listener(); // anything announced while not listening
+          wait = RETRY_FIRST_MS;
           await Promise.race([ended, stopped]);
         }
       } catch {
         // refused or lost: try again shortly
       }
       await c.end().catch(() => undefined);
-      if (!closed) await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, 1000))]);
+      if (closed) break;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([stopped, new Promise((resolve) => (timer = setTimeout(resolve, wait)))]);
+      clearTimeout(timer);
+      wait = Math.min(wait * 2, RETRY_MAX_MS);
     }
   };
   const running = run();

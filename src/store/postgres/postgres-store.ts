@@ -1,9 +1,8 @@
-import type pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Database } from '../schema.js';
 import { KyselyStore } from '../base.js';
 import type { RateCounter } from '../store.js';
-import { MAX_INSTANCES } from '../../lib/ids.js';
+import type { Logger } from '../../lib/logger.js';
 import type { DeliveryQueue } from '../delivery-queue.js';
 import { PostgresDeliveryQueue } from './delivery-queue.js';
 import type { JobQueue } from '../job-queue.js';
@@ -15,15 +14,16 @@ import type { WriteUnit } from '../write-unit.js';
 import type { ClusterBus } from '../cluster-bus.js';
 import { PostgresConnections } from './connections.js';
 import { PostgresClusterBus } from './cluster-bus.js';
-
-/** Advisory-lock namespace for instance leases ("parley" in ASCII). */
-const LOCK_NAMESPACE = 0x70726c79;
+import { InstanceLease, LOCK_NAMESPACE } from './instance-lease.js';
+import { StoreUnavailable } from '../errors.js';
 
 /**
  * The scale-out store: several API and worker processes on one database. Each process leases an
  * instance number with a session advisory lock held on a dedicated connection; the lease ends
  * with the process, so a crashed instance frees its number. Every connection the process opens
  * to the database is opened here, through its PostgresConnections (the connection budget).
+ * While the lease is lost (instance-lease.ts) no id is issued and group-commit writes are
+ * refused as unavailable.
  */
 export class PostgresStore extends KyselyStore {
   readonly dialect = 'postgres' as const;
@@ -36,8 +36,7 @@ export class PostgresStore extends KyselyStore {
 
   private constructor(
     private readonly connections: PostgresConnections,
-    private readonly leaseClient: pg.PoolClient,
-    readonly instanceId: number,
+    private readonly lease: InstanceLease,
   ) {
     super(new Kysely<Database>({ dialect: new PostgresDialect({ pool: connections.pool }) }));
     this.rateCounter = new LeasedRateCounter(this.db);
@@ -54,34 +53,34 @@ export class PostgresStore extends KyselyStore {
 
   private readonly batcher: WriteBatcher;
 
+  /** The number last leased (the lease may be being taken back; see idInstance()). */
+  get instanceId(): number {
+    return this.lease.instanceId;
+  }
+
+  idInstance(): number {
+    return this.lease.current();
+  }
+
   /** Group commit: the units of one event-loop turn become one statement (see unit-writer.ts). */
   batchWrite(unit: WriteUnit): Promise<void> {
+    if (!this.lease.isHeld) return Promise.reject(new StoreUnavailable('writes wait for the instance number to be held again'));
     return this.batcher.submit(unit);
   }
 
-  /** `poolSize`: the query pool's connections (DATABASE_POOL_SIZE; see connections.ts for the rest). */
-  static async open(url: string, poolSize?: number): Promise<PostgresStore> {
+  /**
+   * `poolSize`: the connections of the query pool and the lease together (DATABASE_POOL_SIZE; see
+   * connections.ts for the rest). `logger` hears of a lost and retaken lease.
+   */
+  static async open(url: string, poolSize?: number, logger?: Logger): Promise<PostgresStore> {
     const connections = new PostgresConnections(url, poolSize);
-    let leaseClient: pg.PoolClient;
     try {
-      leaseClient = await connections.pool.connect();
+      const lease = await InstanceLease.acquire(() => connections.leaseClient(), logger);
+      return new PostgresStore(connections, lease);
     } catch (error) {
       await connections.close();
       throw error;
     }
-    try {
-      for (let n = 0; n < MAX_INSTANCES; n++) {
-        const res = await leaseClient.query<{ ok: boolean }>('select pg_try_advisory_lock($1, $2) as ok', [LOCK_NAMESPACE, n]);
-        if (res.rows[0]?.ok) return new PostgresStore(connections, leaseClient, n);
-      }
-    } catch (error) {
-      leaseClient.release();
-      await connections.close();
-      throw error;
-    }
-    leaseClient.release();
-    await connections.close();
-    throw new Error(`all ${MAX_INSTANCES} instance numbers are in use on this database`);
   }
 
   /** The chat cluster bus: one listening connection of its own, queries on the query pool. */
@@ -91,7 +90,9 @@ export class PostgresStore extends KyselyStore {
     return bus;
   }
 
+  /** Ready: the database answers and this process holds its instance number. */
   async ping(): Promise<void> {
+    if (!this.lease.isHeld) throw new StoreUnavailable('the instance number is not held: its lease is being taken back');
     await sql`select 1`.execute(this.db);
   }
 
@@ -107,7 +108,7 @@ export class PostgresStore extends KyselyStore {
     await this.batcher.drain();
     await this.queue.close();
     for (const bus of this.buses) await bus.close();
-    this.leaseClient.release(true);
+    await this.lease.close();
     await this.db.destroy();
     await this.connections.close();
   }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { translatePostgresError } from '../errors.js';
+import { isStoreUnavailable, translatePostgresError } from '../errors.js';
 import type { PendingUnit } from '../write-batcher.js';
 import { columnsOf, unitRows, valueOf, UNIT_TABLES, type TableRows, type WriteUnit } from '../write-unit.js';
 
@@ -10,7 +10,9 @@ import { columnsOf, unitRows, valueOf, UNIT_TABLES, type TableRows, type WriteUn
  * and foreign keys are checked at the end of the statement, so a contact and its first message
  * may travel together. The text depends only on which tables and columns a batch has, not on its
  * size, so it is a named prepared statement: parsed and planned once per connection.
- * If the batch fails, its units are written one by one so one bad unit fails alone.
+ * If the batch fails, its units are written one by one so one bad unit fails alone; but not when
+ * the connection was lost: the batch may have committed, so every unit fails as unavailable (a
+ * retry with its idempotency key finds a unit that did commit) and none is written twice.
  */
 export class PostgresUnitWriter {
   private types: Promise<Map<string, string>> | null = null;
@@ -23,7 +25,12 @@ export class PostgresUnitWriter {
         await this.write(batch.map((p) => p.unit));
         for (const p of batch) p.resolve();
         return;
-      } catch {
+      } catch (error) {
+        if (isStoreUnavailable(error)) {
+          const unavailable = translatePostgresError(error);
+          for (const p of batch) p.reject(unavailable);
+          return;
+        }
         // Fall through: find the unit(s) at fault.
       }
     }

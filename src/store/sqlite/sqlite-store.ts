@@ -81,6 +81,11 @@ export class SqliteStore extends KyselyStore {
   private checkpointer: Checkpointer | null = null;
 
   /** One process owns the file: no other instance to pass messages to. */
+  /** One process owns the file: its number is always 0. */
+  idInstance(): number {
+    return 0;
+  }
+
   openClusterBus(): null {
     return null;
   }
