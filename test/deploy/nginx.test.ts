@@ -34,11 +34,7 @@ const NGINX = findNginx();
 const pgOk = await postgresAvailable();
 if (process.env.CI === 'true' && !NGINX) throw new Error('nginx is required in CI (.ci/run installs it from Debian)');
 if (process.env.CI === 'true' && !pgOk) throw new Error('PostgreSQL is required in CI');
-const skip = !NGINX
-  ? 'nginx is not installed: apt-get install nginx-light (Debian) to run the reverse proxy test'
-  : !pgOk
-    ? 'PostgreSQL not reachable'
-    : false;
+const skip = !NGINX ? 'nginx is not installed: apt-get install nginx-light (Debian) to run the reverse proxy test' : !pgOk ? 'PostgreSQL not reachable' : false;
 
 /** Replaces every occurrence of `from`, which must occur exactly `times` times in the shipped file. */
 function replaceExactly(text: string, from: string, to: string, times: number): string {
@@ -104,7 +100,11 @@ describe('Parley behind the shipped nginx configuration (postgres)', { skip }, (
   const sockets: Socket[] = [];
 
   /** An HTTPS request through nginx from a loopback address of the test's choosing. */
-  function call(method: string, path: string, options: { body?: unknown; from?: string; headers?: Record<string, string>; token?: string | null } = {}): Promise<Answer> {
+  function call(
+    method: string,
+    path: string,
+    options: { body?: unknown; from?: string; headers?: Record<string, string>; token?: string | null } = {},
+  ): Promise<Answer> {
     const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
     return new Promise((resolve, reject) => {
       const req = request(
@@ -151,7 +151,7 @@ describe('Parley behind the shipped nginx configuration (postgres)', { skip }, (
       reconnection: false,
       forceNew: true,
       extraHeaders: { origin: PAGE, ...options.headers },
-      ca: cert.cert,
+      ca: cert.cert.toString('utf8'),
       localAddress: from,
       agent: new Agent({ ca: cert.cert, localAddress: from, keepAlive: true }) as unknown as string,
     } as Parameters<typeof io>[1]);
