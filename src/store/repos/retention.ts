@@ -123,11 +123,10 @@ export class RetentionRepo {
       .where('m.id', '<', firstIdAt(before + ID_MARGIN_MS))
       .where('m.created_at', '<', before)
       .where((eb) => eb.or([eb('m.idempotency_key', 'is', null), eb('m.created_at', '<', keysBefore)]))
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('messages as n').select('n.id').whereRef('n.contact_id', '=', 'm.contact_id').whereRef('n.direction', '=', 'm.direction').whereRef('n.id', '>', 'm.id'),
-          ),
+      // A newer message of the contact in the same direction: this one is not the newest.
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('messages as n').select('n.id').whereRef('n.contact_id', '=', 'm.contact_id').whereRef('n.direction', '=', 'm.direction').whereRef('n.id', '>', 'm.id'),
         ),
       )
       .where(({ not, exists, selectFrom }) => not(exists(selectFrom('jobs as j').select('j.id').whereRef('j.message_id', '=', 'm.id').where('j.status', 'in', LIVE_JOBS))))
