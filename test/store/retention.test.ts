@@ -24,12 +24,14 @@ import { RetentionPurge, type RetentionCounts, type RetentionSettings } from '..
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 5, 1);
+const MESSAGES_MS = 10 * DAY;
+const EVENTS_MS = 10 * DAY;
 const SETTINGS: RetentionSettings = {
   deliveriesMs: 30 * DAY,
   jobsMs: 7 * DAY,
   idempotencyKeysMs: 15 * DAY,
-  messagesMs: 10 * DAY,
-  eventsMs: 10 * DAY,
+  messagesMs: MESSAGES_MS,
+  eventsMs: EVENTS_MS,
   intervalMs: 3_600_000,
   // Small batches, so every kind takes several.
   batchSize: 3,
@@ -266,9 +268,9 @@ for (const { dialect, skip } of await dialects()) {
 
       // Messages (10 days): every one below has a newer message of its contact in its direction unless said.
       const alice = await contact('alice');
-      const mOld = await message(alice, over(SETTINGS.messagesMs));
+      const mOld = await message(alice, over(MESSAGES_MS));
       gone.set('message just over its age', { table: 'messages', id: mOld });
-      const echo = await event(over(SETTINGS.messagesMs), { messageId: mOld });
+      const echo = await event(over(MESSAGES_MS), { messageId: mOld });
       gone.set("that message's event", { table: 'events', id: echo });
       gone.set("that event's finished delivery (young)", { table: 'deliveries', id: (await delivery(echo, 'delivered', NOW - DAY)).id });
       gone.set("that message's finished job", { table: 'jobs', id: await job('done', NOW - DAY, mOld) });
@@ -303,7 +305,7 @@ for (const { dialect, skip } of await dialects()) {
       gone.set('file named only by purged messages', { table: 'files', id: only.id });
       kept.set('file also named by a kept message', { table: 'files', id: shared.id });
       kept.set('file no message names', { table: 'files', id: picture.id });
-      const young = await message(alice, under(SETTINGS.messagesMs));
+      const young = await message(alice, under(MESSAGES_MS));
       kept.set('message just under its age', { table: 'messages', id: young });
       const aliceNewestReceived = await message(alice, NOW - 20 * DAY, {
         direction: 'received',
@@ -315,8 +317,8 @@ for (const { dialect, skip } of await dialects()) {
       kept.set("a contact's only message, however old (the conversation list shows it)", { table: 'messages', id: bobOnly });
 
       // Events about no message (10 days).
-      gone.set('event just over its age', { table: 'events', id: await event(over(SETTINGS.eventsMs), { contactId: bob }) });
-      kept.set('event just under its age', { table: 'events', id: await event(under(SETTINGS.eventsMs), { contactId: bob }) });
+      gone.set('event just over its age', { table: 'events', id: await event(over(EVENTS_MS), { contactId: bob }) });
+      kept.set('event just under its age', { table: 'events', id: await event(under(EVENTS_MS), { contactId: bob }) });
       const withFinished = await event(NOW - 40 * DAY, { contactId: bob });
       await delivery(withFinished, 'failed', NOW - 40 * DAY);
       gone.set('old event whose delivery finished', { table: 'events', id: withFinished });
