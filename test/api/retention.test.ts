@@ -59,10 +59,7 @@ for (const { dialect, skip } of await dialects()) {
       // The first two are now just past 7 days, the third exactly 7 days old.
       clock.advance(7 * DAY);
       const bob = { phone_number: '+420601123003' };
-      const [counts, ...during] = await Promise.all([
-        s.runtime.purgeRetention(),
-        ...Array.from({ length: 20 }, () => send(s.api, channel, bob, TEXT)),
-      ]);
+      const [counts, ...during] = await Promise.all([s.runtime.purgeRetention(), ...Array.from({ length: 20 }, () => send(s.api, channel, bob, TEXT))]);
       assert.ok(counts && counts.messages >= 1);
       assert.equal((await s.api.get(path(older.headers.get('location')))).status, 404);
       assert.equal((await s.api.get(path(atAge.headers.get('location')))).status, 200, 'exactly its age: kept');

@@ -159,7 +159,16 @@ for (const { dialect, skip } of await dialects()) {
       const attempt = idAt(at);
       await store.db
         .insertInto('delivery_attempts')
-        .values({ id: attempt, delivery_id: id, attempted_at: at, url: 'https://example.com/hook', status_code: 500, duration_ms: 5, response_excerpt: null, error: null })
+        .values({
+          id: attempt,
+          delivery_id: id,
+          attempted_at: at,
+          url: 'https://example.com/hook',
+          status_code: 500,
+          duration_ms: 5,
+          response_excerpt: null,
+          error: null,
+        })
         .execute();
       return { id, attempt };
     }
@@ -218,7 +227,11 @@ for (const { dialect, skip } of await dialects()) {
         putStream: (key, source) => local.putStream(key, source),
         open: (key) => local.open(key),
         async remove(keys) {
-          const rows = await observer.db.selectFrom('files').select('storage_key').where('storage_key', 'in', [...keys]).execute();
+          const rows = await observer.db
+            .selectFrom('files')
+            .select('storage_key')
+            .where('storage_key', 'in', [...keys])
+            .execute();
           seenAtRemoval.push(...rows.map((r) => r.storage_key));
           removed.push(...keys);
           await local.remove(keys);
@@ -300,7 +313,10 @@ for (const { dialect, skip } of await dialects()) {
         content: JSON.stringify({ type: 'file', payload: { url: only.url } }),
       });
       gone.set('old message naming a file only it names', { table: 'messages', id: withFiles });
-      const sharedOld = await message(alice, NOW - 39 * DAY, { direction: 'received', content: JSON.stringify({ type: 'file', payload: { url: shared.url } }) });
+      const sharedOld = await message(alice, NOW - 39 * DAY, {
+        direction: 'received',
+        content: JSON.stringify({ type: 'file', payload: { url: shared.url } }),
+      });
       gone.set('old message naming a file a kept message names too', { table: 'messages', id: sharedOld });
       gone.set('file named only by purged messages', { table: 'files', id: only.id });
       kept.set('file also named by a kept message', { table: 'files', id: shared.id });
@@ -357,7 +373,19 @@ for (const { dialect, skip } of await dialects()) {
                   created_at: at,
                 },
               ],
-              events: [{ id: eventId, account_id: ACCOUNT, channel_id: CHANNEL, contact_id: null, message_id: messageId, type: 'message_echo', body: '{}', created_at: at, inbound_key: null }],
+              events: [
+                {
+                  id: eventId,
+                  account_id: ACCOUNT,
+                  channel_id: CHANNEL,
+                  contact_id: null,
+                  message_id: messageId,
+                  type: 'message_echo',
+                  body: '{}',
+                  created_at: at,
+                  inbound_key: null,
+                },
+              ],
               deliveries: [
                 {
                   id: idAt(at),
@@ -429,7 +457,12 @@ for (const { dialect, skip } of await dialects()) {
       const fresh = await message(carol, under(SETTINGS.idempotencyKeysMs), { direction: 'received', idempotency_key: 'fresh', request_hash: 'h4' });
       const again = await new RetentionPurge({ store, files, clock, settings: { ...SETTINGS, messagesMs: null, eventsMs: null }, logger }).purge();
       assert.equal(again?.idempotencyKeys, 1);
-      const rows = await store.db.selectFrom('messages').select(['id', 'idempotency_key', 'request_hash']).where('id', 'in', [keyed, fresh]).orderBy('id').execute();
+      const rows = await store.db
+        .selectFrom('messages')
+        .select(['id', 'idempotency_key', 'request_hash'])
+        .where('id', 'in', [keyed, fresh])
+        .orderBy('id')
+        .execute();
       assert.deepEqual(rows, [
         { id: keyed, idempotency_key: null, request_hash: null },
         { id: fresh, idempotency_key: 'fresh', request_hash: 'h4' },

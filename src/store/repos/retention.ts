@@ -52,7 +52,12 @@ export class RetentionRepo {
 
   /** Jobs that ended (`done`, `failed`, `expired`) before `before`. */
   async jobs(before: number, limit: number): Promise<number> {
-    const chosen = this.db.selectFrom('jobs').select('id').where('status', 'in', [...FINISHED_JOBS]).where('updated_at', '<', before).limit(limit);
+    const chosen = this.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('status', 'in', [...FINISHED_JOBS])
+      .where('updated_at', '<', before)
+      .limit(limit);
     const result = await this.db
       .deleteFrom('jobs')
       .where('id', 'in', chosen)
@@ -126,10 +131,16 @@ export class RetentionRepo {
       // A newer message of the contact in the same direction: this one is not the newest.
       .where(({ exists, selectFrom }) =>
         exists(
-          selectFrom('messages as n').select('n.id').whereRef('n.contact_id', '=', 'm.contact_id').whereRef('n.direction', '=', 'm.direction').whereRef('n.id', '>', 'm.id'),
+          selectFrom('messages as n')
+            .select('n.id')
+            .whereRef('n.contact_id', '=', 'm.contact_id')
+            .whereRef('n.direction', '=', 'm.direction')
+            .whereRef('n.id', '>', 'm.id'),
         ),
       )
-      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('jobs as j').select('j.id').whereRef('j.message_id', '=', 'm.id').where('j.status', 'in', LIVE_JOBS))))
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('jobs as j').select('j.id').whereRef('j.message_id', '=', 'm.id').where('j.status', 'in', LIVE_JOBS))),
+      )
       .where(({ not, exists, selectFrom }) =>
         not(
           exists(
