@@ -60,14 +60,16 @@ export class RetentionPurge {
     const now = this.deps.clock.now();
     const limit = settings.batchSize;
     const counts: RetentionCounts = { deliveries: 0, jobs: 0, idempotencyKeys: 0, messages: 0, events: 0, files: 0 };
-    counts.deliveries = await this.drain(() => store.retention.deliveries(now - settings.deliveriesMs, limit), signal);
-    counts.jobs = await this.drain(() => store.retention.jobs(now - settings.jobsMs, limit), signal);
+    counts.deliveries = await this.drain(() => this.counted(store.retention.deliveries(now - settings.deliveriesMs, limit)), signal);
+    counts.jobs = await this.drain(() => this.counted(store.retention.jobs(now - settings.jobsMs, limit)), signal);
     if (settings.messagesMs !== null) {
       const before = now - settings.messagesMs;
       const keysBefore = now - settings.idempotencyKeysMs;
+      let after = 0;
       counts.messages = await this.drain(async () => {
         const { deleted, keys } = await store.transaction(async (tx) => {
-          const rows = await tx.retention.messages(before, keysBefore, limit);
+          const rows = await tx.retention.messages(before, keysBefore, after, limit);
+          after = rows[rows.length - 1]?.id ?? after;
           const keys: string[] = [];
           for (const row of rows) {
             const ids = this.fileIdsIn(row.content);
@@ -75,33 +77,45 @@ export class RetentionPurge {
           }
           return { deleted: rows.length, keys };
         });
+        const full = deleted === limit;
         // After the commit: a rolled-back batch leaves every file with its row.
         if (keys.length > 0) {
           await this.deps.files.remove(keys);
           counts.files += keys.length;
         }
-        return deleted;
+        return { deleted, full };
       }, signal);
     }
     if (settings.eventsMs !== null) {
       const before = now - settings.eventsMs;
-      counts.events = await this.drain(() => store.retention.events(before, limit), signal);
+      let after = 0;
+      counts.events = await this.drain(async () => {
+        const { deleted, chosen, lastId } = await store.retention.events(before, after, limit);
+        after = lastId ?? after;
+        return { deleted, full: chosen === limit };
+      }, signal);
     }
-    counts.idempotencyKeys = await this.drain(() => store.retention.idempotencyKeys(now - settings.idempotencyKeysMs, limit), signal);
+    counts.idempotencyKeys = await this.drain(() => this.counted(store.retention.idempotencyKeys(now - settings.idempotencyKeysMs, limit)), signal);
     return counts;
   }
 
-  /** Runs batches until one comes back short (nothing more is due) or the signal stops the pass. */
-  private async drain(batch: () => Promise<number>, signal: AbortSignal | undefined): Promise<number> {
+  /** Runs batches until one comes back short (nothing more is due) or the signal stops the pass; answers the rows deleted. */
+  private async drain(batch: () => Promise<{ deleted: number; full: boolean }>, signal: AbortSignal | undefined): Promise<number> {
     let total = 0;
     for (;;) {
       if (signal?.aborted) return total;
-      const n = await batch();
-      total += n;
-      if (n < this.deps.settings.batchSize) return total;
+      const { deleted, full } = await batch();
+      total += deleted;
+      if (!full) return total;
       // Let the requests waiting meanwhile run before the next batch.
       await sleep(this.deps.settings.pauseMs, undefined, { signal }).catch(() => undefined);
     }
+  }
+
+  /** A batch that deletes what it chose: full when it deleted a whole batch. */
+  private async counted(deleting: Promise<number>): Promise<{ deleted: number; full: boolean }> {
+    const deleted = await deleting;
+    return { deleted, full: deleted >= this.deps.settings.batchSize };
   }
 
   /** The ids of this service's files a message's content names (by their public URL). */

@@ -75,8 +75,9 @@ export class RetentionRepo {
     const chosen = this.db
       .selectFrom('messages')
       .select('id')
+      // Read from the partial index of keyed messages: after the first pass it holds about one
+      // age's worth of keys, and a forgotten key leaves it.
       .where('idempotency_key', 'is not', null)
-      .where('id', '<', firstIdAt(before + ID_MARGIN_MS))
       .where('created_at', '<', before)
       .limit(limit);
     const result = await this.db
@@ -89,42 +90,54 @@ export class RetentionRepo {
   }
 
   /**
-   * Events made before `before` none of whose deliveries is still to be made; their finished
-   * deliveries and attempts go with them (cascade).
+   * Events made before `before` after the event `afterId`, none of whose deliveries is still to
+   * be made, oldest first; their finished deliveries and attempts go with them (cascade). Answers
+   * how many were chosen and deleted, and the last id chosen, where the next batch goes on:
+   * events kept are passed once per pass, not once per batch.
    */
-  async events(before: number, limit: number): Promise<number> {
-    const chosen = this.db
+  async events(before: number, afterId: number, limit: number): Promise<{ deleted: number; chosen: number; lastId: number | null }> {
+    const chosen = await this.db
       .selectFrom('events as e')
       .select('e.id')
+      .where('e.id', '>', afterId)
       .where('e.id', '<', firstIdAt(before + ID_MARGIN_MS))
       .where('e.created_at', '<', before)
       .where(({ not, exists, selectFrom }) =>
         not(exists(selectFrom('deliveries as d').select('d.id').whereRef('d.event_id', '=', 'e.id').where('d.status', '=', 'pending'))),
       )
       .orderBy('e.id')
-      .limit(limit);
+      .limit(limit)
+      .execute();
+    if (chosen.length === 0) return { deleted: 0, chosen: 0, lastId: null };
     const result = await this.db
       .deleteFrom('events')
-      .where('id', 'in', chosen)
+      .where(
+        'id',
+        'in',
+        chosen.map((r) => r.id),
+      )
+      // Checked again: a delivery redelivered since the choice keeps its event.
       .where(({ not, exists, selectFrom }) =>
         not(exists(selectFrom('deliveries as d').select('d.id').whereRef('d.event_id', '=', 'events.id').where('d.status', '=', 'pending'))),
       )
       .executeTakeFirst();
-    return Number(result.numDeletedRows);
+    return { deleted: Number(result.numDeletedRows), chosen: chosen.length, lastId: chosen[chosen.length - 1]!.id };
   }
 
   /**
-   * Messages made before `before` that nothing needs any more, oldest first: not the newest of
+   * Messages made before `before` after the message `afterId` (where the last batch ended, so
+   * the messages kept are passed once per pass) that nothing needs any more, oldest first: not the newest of
    * its contact in its direction (the conversation list, the reply window and the quick replies
    * on screen read them), no job still to run about it, no event of it still to be delivered,
    * and no idempotency key made after `keysBefore` (a retry with the key still finds it). Their
    * events (with deliveries and attempts) and finished jobs go with them. Several statements:
    * call it inside a transaction.
    */
-  async messages(before: number, keysBefore: number, limit: number): Promise<PurgedMessage[]> {
+  async messages(before: number, keysBefore: number, afterId: number, limit: number): Promise<PurgedMessage[]> {
     const rows = await this.db
       .selectFrom('messages as m')
       .select(['m.id', 'm.account_id', 'm.contact_id', 'm.content'])
+      .where('m.id', '>', afterId)
       .where('m.id', '<', firstIdAt(before + ID_MARGIN_MS))
       .where('m.created_at', '<', before)
       .where((eb) => eb.or([eb('m.idempotency_key', 'is', null), eb('m.created_at', '<', keysBefore)]))
