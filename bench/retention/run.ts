@@ -31,7 +31,8 @@ usage: npm run bench -- retention [options]
   --warmup S        seconds of warm-up per run, before the purge starts (default 2)
   --connections N   concurrent connections of the load (default 50)
   --only STORE      sqlite or postgres (default: both, PostgreSQL when reachable)
-  --batch-size N    RETENTION_BATCH_SIZE of the service (default: the service's, 1000)
+  --batch-size N    RETENTION_BATCH_SIZE of the service (default: the service's, 1000 on
+                    PostgreSQL and 100 on SQLite)
   --pause-ms N      RETENTION_BATCH_PAUSE_MS of the service (default: the service's, 20)
   --no-docs         do not write bench/results/retention.json nor docs/benchmarks.md
   --docs-only       rewrite the docs section from bench/results/retention.json
@@ -250,7 +251,7 @@ const results: Results = {
     connections: CONNECTIONS,
     warmupSeconds: WARMUP_MS / 1000,
     durationSeconds: DURATION_MS / 1000,
-    batchSize: args['batch-size'] ?? 1000,
+    batchSize: args['batch-size'] ?? 'the default (1000 on PostgreSQL, 100 on SQLite)',
     pauseMs: args['pause-ms'] ?? 20,
     request: 'POST /v1/messages, text, mobile channel in test mode, 100 phone numbers in turn, enterprise account',
   },

@@ -8,8 +8,9 @@ import { loadConfig, ConfigError } from '../../src/config.js';
 const dataDir = () => mkdtempSync(join(tmpdir(), 'parley-config-'));
 const DAY = 86_400_000;
 
-test('retention defaults: deliveries 30 days, jobs 7, idempotency keys 1, messages and events kept; hourly passes of 1,000 rows', () => {
-  assert.deepEqual(loadConfig({ DATA_DIR: dataDir() }).retention, {
+test('retention defaults: deliveries 30 days, jobs 7, idempotency keys 1, messages and events kept; hourly passes of 1,000 rows (100 on SQLite)', () => {
+  assert.equal(loadConfig({ DATA_DIR: dataDir() }).retention.batchSize, 100, 'SQLite');
+  assert.deepEqual(loadConfig({ DATA_DIR: dataDir(), DATABASE_URL: 'postgres://u@h/db' }).retention, {
     deliveriesMs: 30 * DAY,
     jobsMs: 7 * DAY,
     idempotencyKeysMs: DAY,
