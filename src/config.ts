@@ -3,6 +3,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ChatLimitSettings } from './domain/webchat/limits.js';
+import type { RetentionSettings } from './domain/retention/purge.js';
 import { checkTrustedProxies } from './lib/client-address.js';
 import { ConfigError, listSetting, readEnv, type Environment, type SettingsContext, type SettingsFragment, type SettingsOf } from './lib/env-settings.js';
 import { PRIVATE_FILE_MODE, ensurePrivateDirSync } from './lib/private-files.js';
@@ -72,7 +73,19 @@ export const ConfigSchema = Type.Object({
   ADMIN_PASSWORD_COST: Type.Optional(Type.Integer({ minimum: 10, maximum: 20 })),
   TRUSTED_PROXIES: Type.Optional(Type.String()),
   SANDBOX_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  // Retention (docs/retention.md): ages in days; messages and events are kept unless set, and
+  // never for less than a week (the longest reply window a platform has).
+  RETENTION_DELIVERIES_DAYS: Type.Optional(Type.Integer({ minimum: 1, maximum: 36_500 })),
+  RETENTION_JOBS_DAYS: Type.Optional(Type.Integer({ minimum: 1, maximum: 36_500 })),
+  RETENTION_IDEMPOTENCY_KEYS_DAYS: Type.Optional(Type.Integer({ minimum: 1, maximum: 36_500 })),
+  RETENTION_MESSAGES_DAYS: Type.Optional(Type.Integer({ minimum: 7, maximum: 36_500 })),
+  RETENTION_EVENTS_DAYS: Type.Optional(Type.Integer({ minimum: 7, maximum: 36_500 })),
+  RETENTION_INTERVAL_SECONDS: Type.Optional(Type.Integer({ minimum: 60, maximum: 604_800 })),
+  RETENTION_BATCH_SIZE: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+  RETENTION_BATCH_PAUSE_MS: Type.Optional(Type.Integer({ minimum: 0, maximum: 60_000 })),
 });
+
+const DAY_MS = 86_400_000;
 
 export interface Config {
   port: number;
@@ -140,6 +153,8 @@ export interface Config {
   };
   /** The platform stand-ins' base URL (`npm run sandbox`), for the app's local trial; undefined: no trial. */
   sandboxUrl: string | undefined;
+  /** How long finished rows are kept, and how the worker's purge paces itself (docs/retention.md). */
+  retention: RetentionSettings;
   /** The variables as read, for the settings other modules contribute (loadSettings). */
   environment: Environment;
 }
@@ -242,6 +257,18 @@ export function loadConfig(env: Environment = process.env): Config {
       trustedProxies,
     },
     sandboxUrl: c.SANDBOX_URL?.replace(/\/+$/, ''),
+    retention: {
+      deliveriesMs: (c.RETENTION_DELIVERIES_DAYS ?? 30) * DAY_MS,
+      jobsMs: (c.RETENTION_JOBS_DAYS ?? 7) * DAY_MS,
+      idempotencyKeysMs: (c.RETENTION_IDEMPOTENCY_KEYS_DAYS ?? 1) * DAY_MS,
+      messagesMs: c.RETENTION_MESSAGES_DAYS === undefined ? null : c.RETENTION_MESSAGES_DAYS * DAY_MS,
+      eventsMs: c.RETENTION_EVENTS_DAYS === undefined ? null : c.RETENTION_EVENTS_DAYS * DAY_MS,
+      intervalMs: (c.RETENTION_INTERVAL_SECONDS ?? 3600) * 1000,
+      // SQLite runs a batch on the event loop (its driver is synchronous, about 15 µs a row):
+      // smaller batches keep the requests that wait for one short.
+      batchSize: c.RETENTION_BATCH_SIZE ?? (isSqliteUrl(databaseUrl) ? 100 : 1000),
+      pauseMs: c.RETENTION_BATCH_PAUSE_MS ?? 20,
+    },
     environment: { ...env },
   };
 }

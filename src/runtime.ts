@@ -80,6 +80,7 @@ import { loadBuiltinEngine } from './nlp/builtin/classifier.js';
 import { trainModel } from './nlp/builtin/trainer.js';
 import { externalEngine } from './nlp/external/engine.js';
 import { nlpDispatcher } from './nlp/external/dispatcher.js';
+import { RetentionPurge, RetentionSweeper, type RetentionCounts } from './domain/retention/purge.js';
 
 /**
  * Jobs running at once in one process (mostly platform calls of send jobs, each waiting on the
@@ -115,6 +116,8 @@ export interface Runtime {
   startWorkers(): void;
   /** Removes the web chat uploads no message named in time (the workers also do it periodically). */
   sweepUploads(): Promise<number>;
+  /** One retention pass now (the workers also run one every RETENTION_INTERVAL_SECONDS); null when another pass holds it. */
+  purgeRetention(signal?: AbortSignal): Promise<RetentionCounts | null>;
   /** Counters of this process's webhook worker (null before startWorkers, or without one). */
   webhookStats(): WorkerStats | null;
   /** Counters of this process's jobs runner (null before startWorkers, or without one). */
@@ -280,6 +283,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const chatLimits = new ChatLimits(config.chatLimits, clock);
   const chat = new ChatService({ store, ids, clock, box, outbox, files: storedFiles, maxUploadBytes: config.chatMaxUploadBytes, limits: chatLimits, classify });
   const uploadSweeper = new UploadSweeper({ files: storedFiles, clock, intervalMs: config.chatUploadSweepMs, logger: logger.child({ worker: 'uploads' }) });
+  // Retention: rows past their age deleted in small batches by one worker process at a time.
+  const retention = new RetentionPurge({ store, files: storedFiles, clock, settings: config.retention, logger: logger.child({ worker: 'retention' }) });
+  const retentionSweeper = new RetentionSweeper({ purge: retention, intervalMs: config.retention.intervalMs, logger: logger.child({ worker: 'retention' }) });
   const notifications = new NotificationService({ store, clock, box, connectors });
   messages.onStored.add(({ channel, contactId, message }) => {
     connectors.role(channel.type, 'localDelivery')?.deliverMessage(channelContextOf(channel), contactId, message);
@@ -398,6 +404,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   let jobsStarted = false;
   let jobsRunner: QueueRunner<unknown, unknown, unknown> | null = null;
   const stopSweeper = () => uploadSweeper.stop();
+  const stopRetention = () => retentionSweeper.stop();
 
   return {
     config,
@@ -412,6 +419,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     jobStats: () => (jobsRunner ? { ...jobsRunner.stats } : null),
     nlpStats: () => ({ ...classifier.stats.totals }),
     sweepUploads: () => uploadSweeper.sweep(),
+    purgeRetention: (signal) => retention.purge(signal),
     startWorkers() {
       if (config.role !== 'api' && !deliveryWorker) {
         const hook = config.webhook;
@@ -442,6 +450,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       if (config.role !== 'api' && !stoppers.includes(stopSweeper)) {
         uploadSweeper.start();
         stoppers.push(stopSweeper);
+      }
+      if (config.role !== 'api' && !stoppers.includes(stopRetention)) {
+        retentionSweeper.start();
+        stoppers.push(stopRetention);
       }
       // Jobs (send jobs and other background work) run once a job kind registers in `jobKinds`.
       if (config.role !== 'api' && jobKinds.size > 0 && !jobsStarted) {

@@ -1,7 +1,7 @@
 import { Migrator, type Kysely } from 'kysely';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
-import { Repos, type DialectName, type RateCounter, type Store } from './store.js';
+import { Repos, type DialectName, type ExclusiveTask, type RateCounter, type Store } from './store.js';
 import type { DeliveryQueue } from './delivery-queue.js';
 import type { JobQueue } from './job-queue.js';
 import type { WriteUnit } from './write-unit.js';
@@ -21,6 +21,25 @@ export abstract class KyselyStore extends Repos implements Store {
 
   transaction<T>(work: (tx: Repos) => Promise<T>): Promise<T> {
     return this.db.transaction().execute((trx) => work(new Repos(trx)));
+  }
+
+  /** Tasks running in this process (runAlone): a second run here waits for nobody and is refused. */
+  private readonly runningAlone = new Set<ExclusiveTask>();
+
+  async runAlone<T>(task: ExclusiveTask, work: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
+    if (this.runningAlone.has(task)) return { ran: false };
+    this.runningAlone.add(task);
+    try {
+      const held = await this.holdAcrossProcesses(task, work);
+      return held;
+    } finally {
+      this.runningAlone.delete(task);
+    }
+  }
+
+  /** The dialect's hold over other processes (PostgreSQL); SQLite's one process needs none. */
+  protected async holdAcrossProcesses<T>(_task: ExclusiveTask, work: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
+    return { ran: true, value: await work() };
   }
 
   async migrate(): Promise<string[]> {

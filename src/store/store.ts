@@ -9,6 +9,7 @@ import { MessagesRepo } from './repos/messages.js';
 import { ContactsRepo } from './repos/contacts.js';
 import { FilesRepo } from './repos/files.js';
 import { SignatureBindingsRepo } from './repos/signature-bindings.js';
+import { RetentionRepo } from './repos/retention.js';
 import { ChatRepo } from './repos/chat.js';
 import { ConversationRepo } from './repos/conversation.js';
 import { OverviewRepo } from './repos/overview.js';
@@ -21,6 +22,10 @@ import type { ClusterBus } from './cluster-bus.js';
 export type { ClusterBus } from './cluster-bus.js';
 
 export type DialectName = 'sqlite' | 'postgres';
+
+/** Background work one process at a time may do (Store.runAlone), each with its lock key. */
+export const EXCLUSIVE_TASKS = { retention: 1 } as const;
+export type ExclusiveTask = keyof typeof EXCLUSIVE_TASKS;
 
 /** The repositories, bound either to the database or to one open transaction. */
 export class Repos {
@@ -44,6 +49,8 @@ export class Repos {
   readonly nlp: NlpRepo;
   /** Bodies bound to inbound signatures that do not cover them (inbound mail). */
   readonly signatureBindings: SignatureBindingsRepo;
+  /** The retention purge's batches (domain/retention). */
+  readonly retention: RetentionRepo;
 
   constructor(readonly db: Kysely<Database>) {
     this.accounts = new AccountsRepo(db);
@@ -63,6 +70,7 @@ export class Repos {
     this.signInFailures = new SignInFailuresRepo(db);
     this.nlp = new NlpRepo(db);
     this.signatureBindings = new SignatureBindingsRepo(db);
+    this.retention = new RetentionRepo(db);
   }
 }
 
@@ -101,6 +109,13 @@ export interface Store extends Repos {
   /** The job queue (send jobs and other background work) the workers claim from. */
   readonly jobQueue: JobQueue;
   transaction<T>(work: (tx: Repos) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` unless another run of the same `task` holds it, in this process or (PostgreSQL)
+   * in any process sharing the database: answers `{ ran: false }` then. On PostgreSQL the hold is a
+   * session advisory lock on one pooled connection for the length of `work`, freed with the
+   * connection if the process dies.
+   */
+  runAlone<T>(task: ExclusiveTask, work: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }>;
   /**
    * Inserts one unit's rows atomically, grouped with the units of other requests (group commit:
    * one SQLite transaction per event-loop turn, one statement on PostgreSQL). Resolves once

@@ -17,7 +17,7 @@ const IdempotencyHeaders = Type.Object({
       maxLength: 255,
       pattern: '^[\\x21-\\x7e]+$',
       description:
-        'Beyond the specification. 1 to 255 visible ASCII characters: the same key with the same body answers the first message again and sends nothing; with another body, 422. Kept with the message.',
+        'Beyond the specification. 1 to 255 visible ASCII characters: the same key with the same body answers the first message again and sends nothing; with another body, 422. Kept with the message for RETENTION_IDEMPOTENCY_KEYS_DAYS (a day by default); then the same key makes a new message.',
     }),
   ),
 });

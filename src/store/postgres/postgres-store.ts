@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Database } from '../schema.js';
 import { KyselyStore } from '../base.js';
-import type { RateCounter } from '../store.js';
+import { EXCLUSIVE_TASKS, type ExclusiveTask, type RateCounter } from '../store.js';
 import type { Logger } from '../../lib/logger.js';
 import type { DeliveryQueue } from '../delivery-queue.js';
 import { PostgresDeliveryQueue } from './delivery-queue.js';
@@ -16,6 +16,9 @@ import { PostgresConnections } from './connections.js';
 import { PostgresClusterBus } from './cluster-bus.js';
 import { InstanceLease, LOCK_NAMESPACE } from './instance-lease.js';
 import { StoreUnavailable } from '../errors.js';
+
+/** Advisory-lock namespace of the tasks one process at a time runs ("prlx" in ASCII): apart from the instance leases, which the queues count. */
+const EXCLUSIVE_NAMESPACE = 0x70726c78;
 
 /**
  * The scale-out store: several API and worker processes on one database. Each process leases an
@@ -88,6 +91,26 @@ export class PostgresStore extends KyselyStore {
     const bus = new PostgresClusterBus(this.connections.clusterPool(), this.connections.pool, onError);
     this.buses.add(bus);
     return bus;
+  }
+
+  /** A session advisory lock on one pooled connection, held while `work` runs (its queries use the pool). */
+  protected override async holdAcrossProcesses<T>(task: ExclusiveTask, work: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
+    const client = await this.connections.pool.connect();
+    let broken = false;
+    try {
+      const res = await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1, $2) as ok', [EXCLUSIVE_NAMESPACE, EXCLUSIVE_TASKS[task]]);
+      if (!res.rows[0]?.ok) return { ran: false };
+      try {
+        return { ran: true, value: await work() };
+      } finally {
+        await client.query('select pg_advisory_unlock($1, $2)', [EXCLUSIVE_NAMESPACE, EXCLUSIVE_TASKS[task]]).catch(() => {
+          // A connection that cannot unlock is ended, which frees the lock.
+          broken = true;
+        });
+      }
+    } finally {
+      client.release(broken);
+    }
   }
 
   /** Ready: the database answers and this process holds its instance number. */
