@@ -83,6 +83,16 @@ describe('parley backup and restore (sqlite)', () => {
     mkdirSync(join(db.dataDir, 'files', 'ab'), { recursive: true });
     writeFileSync(join(db.dataDir, 'files', 'ab', 'ab-stored'), 'stored bytes');
 
+    // A reader that stays in one read transaction from before the load to after the backup: no
+    // checkpoint can move a page past its snapshot into the database file, so everything the load
+    // writes stays in the WAL, and the backup has to take the WAL's pages, not only the file's.
+    const reader = new BetterSqlite3(db.url, { readonly: true, fileMustExist: true });
+    cleanup.push(() => {
+      if (reader.open) reader.close();
+    });
+    reader.exec('BEGIN');
+    const heldBack = (reader.prepare('SELECT count(*) AS n FROM messages').get() as { n: number }).n;
+
     // Senders keep sending, a little apart, until the backup has finished.
     const acknowledged: string[] = [];
     let backupDone = false;
@@ -110,6 +120,9 @@ describe('parley backup and restore (sqlite)', () => {
     const duringBackup = acknowledged.length - before.length;
     backupDone = true;
     await load;
+    reader.exec('COMMIT');
+    reader.close();
+    assert.equal(heldBack, 0, 'the reader held its snapshot from before the load');
     assert.equal(backup.code, 0, backup.stderr);
     assert.ok(duringBackup > 0, 'the load went on while the backup ran');
     t.diagnostic(`${before.length} acknowledged before the backup, ${duringBackup} while it ran, ${acknowledged.length} in all`);
