@@ -1,6 +1,6 @@
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -207,6 +207,20 @@ describe('parley backup and restore (sqlite)', () => {
     });
     assert.equal(wrongEnvKey.code, 1);
     assert.match(wrongEnvKey.stderr, /ENCRYPTION_KEY is not the key kept with the backup/);
+
+    // A data folder whose key file holds another key: replaced only with --force, the old one kept.
+    const otherKey = `${randomBytes(32).toString('base64')}\n`;
+    writeFileSync(join(thirdDir, 'encryption.key'), otherKey);
+    const thirdEnv = { DATA_DIR: thirdDir, DATABASE_URL: join(thirdDir, 'parley.db') };
+    const keyKept = await cliRaw(['restore', file], thirdEnv);
+    assert.equal(keyKept.code, 1);
+    assert.match(keyKept.stderr, /encryption\.key holds another key; add --force to replace it/);
+    const keyReplaced = await cliRaw(['restore', file, '--force'], thirdEnv);
+    assert.equal(keyReplaced.code, 0, keyReplaced.stderr);
+    assert.equal(readFileSync(join(thirdDir, 'encryption.key'), 'utf8'), readFileSync(`${file}.key`, 'utf8'));
+    const kept = readdirSync(thirdDir).filter((f) => f.startsWith('encryption.key.replaced-'));
+    assert.equal(kept.length, 1);
+    assert.equal(readFileSync(join(thirdDir, kept[0]!), 'utf8'), otherKey);
   });
 
   test('backup refuses to replace an earlier backup without --force', async () => {

@@ -6,7 +6,7 @@ import { loadConfig, keyFileOf, type Config } from '../config.js';
 import { isSqliteUrl } from '../store/database-url.js';
 import { SecretBox } from '../lib/crypto.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, ensurePrivateDir } from '../lib/private-files.js';
-import { BackupRefusal, checkParleyDatabase, copyDatabase, inUse, openExisting, type CheckedDatabase } from '../store/sqlite-backup.js';
+import { BackupRefusal, checkParleyDatabase, copyDatabase, hasMigrationsTable, inUse, openExisting, type CheckedDatabase } from '../store/sqlite-backup.js';
 
 /**
  * `parley backup <file>` and `parley restore <file>` for the SQLite store (docs/backups.md). A
@@ -143,7 +143,7 @@ async function backup(args: string[]): Promise<unknown> {
   let checked!: CheckedDatabase;
   try {
     // A clear refusal before copying anything when DATABASE_URL is some other SQLite file.
-    if (!source.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'`).get()) {
+    if (!hasMigrationsTable(source)) {
       throw new BackupRefusal(`${database} is not a Parley database: it has no schema_migrations table`);
     }
     await copyDatabase(source, file, async (copy) => {

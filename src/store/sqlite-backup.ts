@@ -44,13 +44,17 @@ export function openExisting(path: string): BetterSqlite3.Database {
   return db;
 }
 
+/** Whether the database has Parley's migrations table: a quick look before a copy, checkParleyDatabase after it. */
+export function hasMigrationsTable(db: BetterSqlite3.Database): boolean {
+  return db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'`).get() !== undefined;
+}
+
 /**
  * A Parley database: the migrations table lists only migrations this version knows, starting with
  * the first, and SQLite's integrity check passes.
  */
 export function checkParleyDatabase(db: BetterSqlite3.Database, path: string): CheckedDatabase {
-  const table = db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'`).get();
-  if (!table) throw new BackupRefusal(`${path} is not a Parley database: it has no schema_migrations table`);
+  if (!hasMigrationsTable(db)) throw new BackupRefusal(`${path} is not a Parley database: it has no schema_migrations table`);
   const migrations = (db.prepare('SELECT name FROM schema_migrations ORDER BY name').all() as { name: string }[]).map((r) => r.name);
   if (migrations[0] !== MIGRATIONS[0]!.name) throw new BackupRefusal(`${path} is not a Parley database: its first migration is not ${MIGRATIONS[0]!.name}`);
   const unknown = migrations.filter((m) => !KNOWN.has(m));
