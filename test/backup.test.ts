@@ -223,7 +223,7 @@ describe('parley backup and restore (sqlite)', () => {
     assert.equal(readFileSync(join(thirdDir, kept[0]!), 'utf8'), otherKey);
   });
 
-  test('backup refuses to replace an earlier backup without --force', async () => {
+  test('backup replaces an earlier backup only with --force; ENCRYPTION_KEY and --skip-files are noted, not written', async () => {
     const db = await database();
     const env = { DATABASE_URL: db.url, DATA_DIR: db.dataDir };
     const file = join(tempDir(), 'b.db');
@@ -247,6 +247,18 @@ describe('parley backup and restore (sqlite)', () => {
     assert.equal(out.key_file, null);
     assert.match(out.notes.join('\n'), /ENCRYPTION_KEY and was not written/);
     assert.equal(existsSync(`${envKey}.key`), false);
+
+    // --skip-files leaves FILES_DIR to the operator, and says so.
+    mkdirSync(join(db.dataDir, 'files', 'cd'), { recursive: true });
+    writeFileSync(join(db.dataDir, 'files', 'cd', 'cd-stored'), 'bytes');
+    const noFiles = join(tempDir(), 'no-files.db');
+    const skipped = await cliRaw(['backup', noFiles, '--skip-files'], env);
+    assert.equal(skipped.code, 0, skipped.stderr);
+    const skippedOut = JSON.parse(skipped.stdout);
+    assert.deepEqual([skippedOut.files, skippedOut.files_copied], [null, null]);
+    assert.match(skippedOut.notes.join('\n'), /not copied \(--skip-files\)/);
+    assert.equal(existsSync(`${noFiles}.files`), false);
+    assert.equal(existsSync(`${noFiles}.key`), true);
 
     const none = await cliRaw(['backup'], env);
     assert.equal(none.code, 2);
