@@ -47,6 +47,7 @@ const SLOW_FIRST = [
   'test/readme-quickstart.test.ts',
   'test/api/fuzz.test.ts',
   'test/delivery/backlog.test.ts',
+  'test/backup.test.ts',
 ];
 const rank = (file) => {
   const at = SLOW_FIRST.findIndex((slow) => file.endsWith(slow));

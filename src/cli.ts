@@ -15,6 +15,7 @@ import { UserService } from './domain/users/service.js';
 import { isRole, ROLES, userJson } from './domain/users/views.js';
 import { ApiError } from './lib/errors.js';
 import type { Store } from './store/store.js';
+import { BACKUP_USAGE, runBackupCommand } from './backup/commands.js';
 
 const USAGE = `parley <command>
 
@@ -36,6 +37,7 @@ const USAGE = `parley <command>
   user remove --id ID                     remove a user (not an account's last owner)
   user reset-password --id ID             print a new one-time setup link; the old password and
                                           the user's sessions end
+${BACKUP_USAGE}
 
 Configuration is read from environment variables; see docs/configuration.md.`;
 
@@ -118,6 +120,8 @@ function userIdOf(value: string | undefined): number {
 
 export async function runCli(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
+  // Before loadConfig: a restore must not have a key file made for it (backup/commands.ts).
+  if (command === 'backup' || command === 'restore') return runBackupCommand(command, argv.slice(1), USAGE);
   const config = loadConfig();
   switch (command) {
     case 'serve':

@@ -159,9 +159,14 @@ export interface Config {
   environment: Environment;
 }
 
+/** The file in the data folder that holds the generated encryption key (when ENCRYPTION_KEY is not set). */
+export function keyFileOf(dataDir: string): string {
+  return join(dataDir, 'encryption.key');
+}
+
 /** The encryption key comes from configuration, or is generated once into the data folder. */
 function loadOrCreateKey(dataDir: string): string {
-  const file = join(dataDir, 'encryption.key');
+  const file = keyFileOf(dataDir);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   ensurePrivateDirSync(dataDir);
   const key = randomBytes(32).toString('base64');
