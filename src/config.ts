@@ -82,10 +82,14 @@ export interface Config {
   databasePoolSize: number;
   /** `{base_url}`: public address of the API, ending in /v1, used in Location headers and file URLs. */
   publicUrl: string;
+  /** PUBLIC_URL was set (false: the default built from PORT, right only for one process on SQLite). */
+  publicUrlSet: boolean;
   role: 'all' | 'api' | 'worker';
   dataDir: string;
   filesDir: string;
   encryptionKey: string;
+  /** The file the key was read from (or generated into) when ENCRYPTION_KEY is not set; null when it is. */
+  encryptionKeyFile: string | null;
   logLevel: string;
   bodyLimitBytes: number;
   defaultPhoneRegion: string | undefined;
@@ -144,12 +148,16 @@ export interface Config {
   environment: Environment;
 }
 
+/** A new encryption key: 32 random bytes in base64, the form ENCRYPTION_KEY takes (`parley key`). */
+export function newEncryptionKey(): string {
+  return randomBytes(32).toString('base64');
+}
+
 /** The encryption key comes from configuration, or is generated once into the data folder. */
-function loadOrCreateKey(dataDir: string): string {
-  const file = join(dataDir, 'encryption.key');
+function loadOrCreateKey(file: string): string {
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  ensurePrivateDirSync(dataDir);
-  const key = randomBytes(32).toString('base64');
+  ensurePrivateDirSync(dirname(file));
+  const key = newEncryptionKey();
   writeFileSync(file, `${key}\n`, { mode: PRIVATE_FILE_MODE });
   chmodSync(file, PRIVATE_FILE_MODE);
   return key;
@@ -184,6 +192,7 @@ export function loadConfig(env: Environment = process.env): Config {
   const endpointConcurrency = c.WEBHOOK_ENDPOINT_CONCURRENCY ?? 16;
   // Half of the calls by default (at least one receiver's worth): the other accounts keep the rest.
   const accountConcurrency = Math.min(hookConcurrency, c.WEBHOOK_ACCOUNT_CONCURRENCY ?? Math.max(endpointConcurrency, Math.ceil(hookConcurrency / 2)));
+  const keyFile = c.ENCRYPTION_KEY === undefined ? join(dataDir, 'encryption.key') : null;
   const schedule = (c.WEBHOOK_RETRY_SCHEDULE ?? '60,300,1200,3600,10800,28800').split(',').map(Number);
   return {
     port,
@@ -191,10 +200,12 @@ export function loadConfig(env: Environment = process.env): Config {
     databaseUrl,
     databasePoolSize: c.DATABASE_POOL_SIZE ?? DEFAULT_POOL_SIZE,
     publicUrl,
+    publicUrlSet: c.PUBLIC_URL !== undefined,
     role: c.ROLE ?? 'all',
     dataDir,
     filesDir: resolve(c.FILES_DIR ?? join(dataDir, 'files')),
-    encryptionKey: c.ENCRYPTION_KEY ?? loadOrCreateKey(dataDir),
+    encryptionKey: keyFile === null ? (c.ENCRYPTION_KEY as string) : loadOrCreateKey(keyFile),
+    encryptionKeyFile: keyFile,
     logLevel: c.LOG_LEVEL ?? 'info',
     bodyLimitBytes: c.BODY_LIMIT_BYTES ?? 1024 * 1024,
     defaultPhoneRegion: c.DEFAULT_PHONE_REGION,

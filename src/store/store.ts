@@ -9,6 +9,7 @@ import { MessagesRepo } from './repos/messages.js';
 import { ContactsRepo } from './repos/contacts.js';
 import { FilesRepo } from './repos/files.js';
 import { SignatureBindingsRepo } from './repos/signature-bindings.js';
+import { ServiceMetaRepo } from './repos/service-meta.js';
 import { ChatRepo } from './repos/chat.js';
 import { ConversationRepo } from './repos/conversation.js';
 import { OverviewRepo } from './repos/overview.js';
@@ -44,6 +45,8 @@ export class Repos {
   readonly nlp: NlpRepo;
   /** Bodies bound to inbound signatures that do not cover them (inbound mail). */
   readonly signatureBindings: SignatureBindingsRepo;
+  /** Facts about the installation checked at every start (the key check, the files marker). */
+  readonly serviceMeta: ServiceMetaRepo;
 
   constructor(readonly db: Kysely<Database>) {
     this.accounts = new AccountsRepo(db);
@@ -63,6 +66,7 @@ export class Repos {
     this.signInFailures = new SignInFailuresRepo(db);
     this.nlp = new NlpRepo(db);
     this.signatureBindings = new SignatureBindingsRepo(db);
+    this.serviceMeta = new ServiceMetaRepo(db);
   }
 }
 
