@@ -31,7 +31,13 @@ export class ServiceMetaRepo {
    * servers' tokens): what a key must read on an installation that has no key check yet.
    */
   async encryptedSamples(): Promise<string[]> {
-    const credentials = await this.db.selectFrom('channels').select('secrets').where('secrets', 'is not', null).orderBy('id', 'desc').limit(1).executeTakeFirst();
+    const credentials = await this.db
+      .selectFrom('channels')
+      .select('secrets')
+      .where('secrets', 'is not', null)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
     const webhook = await this.db
       .selectFrom('channels')
       .select('webhook_secret')
