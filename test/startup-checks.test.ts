@@ -111,6 +111,44 @@ for (const { dialect, skip, test } of await dialects()) {
       assert.match(again.output(), TOKEN, 'with its own key the same start makes the first account');
     });
 
+    test(
+      'two first starts at once with different keys: one starts, the other is refused',
+      { skip: dialect === 'sqlite' && 'one process per SQLite database' },
+      async () => {
+        const env = await freshEnv(dialect, { BOOTSTRAP_ACCOUNT: 'false', LOG_LEVEL: 'info' });
+        const servers = [newEncryptionKey(), newEncryptionKey()].map(async (key) => {
+          const server = spawnServer({ ...(process.env as Record<string, string>), ...env, ENCRYPTION_KEY: key, PORT: String(await freePort()) });
+          const started = await server.waitForLine(/parley started/).then(
+            () => true,
+            () => false,
+          );
+          return { server, started };
+        });
+        const outcomes = await Promise.all(servers);
+        try {
+          assert.deepEqual(outcomes.map((o) => o.started).sort(), [false, true], outcomes.map((o) => o.server.output()).join('\n'));
+          const refused = outcomes.find((o) => !o.started)!.server;
+          assert.equal((await refused.exited).code, 2);
+          assert.match(refused.output(), /ENCRYPTION_KEY cannot read the secrets stored in this database/);
+        } finally {
+          for (const { server } of outcomes) await server.stop();
+        }
+      },
+    );
+
+    test('parley key prints a new key ENCRYPTION_KEY accepts, and needs no configuration', async () => {
+      const dir = join(tempDir(), 'data');
+      const made = await Promise.all([cliRaw(['key'], { DATA_DIR: dir }), cliRaw(['key'], { DATA_DIR: dir })]);
+      for (const run of made) {
+        assert.equal(run.code, 0, run.stderr);
+        assert.match(run.stdout, /^[A-Za-z0-9+/]{43}=\n$/);
+        assert.equal(Buffer.from(run.stdout.trim(), 'base64').length, 32);
+        assert.equal(loadConfig({ ENCRYPTION_KEY: run.stdout.trim(), DATA_DIR: dir }).encryptionKey, run.stdout.trim());
+      }
+      assert.notEqual(made[0]!.stdout, made[1]!.stdout);
+      assert.equal(existsSync(join(dir, 'encryption.key')), false, 'no key file was made');
+    });
+
     test('an installation from before the key check: a key that reads its secrets starts and records the check, another is refused', async () => {
       const right = newEncryptionKey();
       const env = await freshEnv(dialect, { ENCRYPTION_KEY: right, BOOTSTRAP_ACCOUNT: 'false', WEBHOOK_ALLOWLIST: '127.0.0.1' });
