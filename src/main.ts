@@ -50,15 +50,25 @@ export async function serve(config: Config): Promise<Runtime> {
   checkPublicUrl(config);
   const runtime = await createRuntime(config);
   const { store } = runtime;
+  let started = false;
   const start = (async () => {
     const key = await checkEncryptionKey(store, SecretBox.fromBase64(config.encryptionKey), config);
     const files = await checkFilesDir(store, config);
-    if (config.role !== 'worker') await listen(runtime.app, config);
+    if (config.role !== 'worker') {
+      // Listening comes before the first account (a taken port must leave nothing behind), so the
+      // requests of those few moments wait for the start: /readyz answers once it is complete.
+      runtime.app.addHook('onRequest', (_request, _reply, done) => {
+        if (started) done();
+        else start.then(() => done(), done);
+      });
+      await listen(runtime.app, config);
+    }
     const now = runtime.clock.now();
     await key.record(now);
     await files.record(now);
     await bootstrap(runtime);
     runtime.startWorkers();
+    started = true;
   })();
   let stopping = false;
   const stop = (signal: string) => {
