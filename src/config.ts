@@ -17,6 +17,8 @@ export { ConfigError } from './lib/env-settings.js';
  * (lib/env-settings.ts): the runtime hands the list to loadSettings, and this file names no platform.
  */
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
+/** 32 bytes in base64, the form of ENCRYPTION_KEY. */
+const KEY_FORM = /^[A-Za-z0-9+/]{43}=$/;
 const Positive = Type.Integer({ minimum: 1 });
 
 export const ConfigSchema = Type.Object({
@@ -28,7 +30,7 @@ export const ConfigSchema = Type.Object({
   ROLE: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('api'), Type.Literal('worker')])),
   DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
   FILES_DIR: Type.Optional(Type.String({ minLength: 1 })),
-  ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$' })),
+  ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: KEY_FORM.source })),
   LOG_LEVEL: Type.Optional(Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)))),
   BODY_LIMIT_BYTES: Type.Optional(Positive),
   DEFAULT_PHONE_REGION: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
@@ -155,7 +157,11 @@ export function newEncryptionKey(): string {
 
 /** The encryption key comes from configuration, or is generated once into the data folder. */
 function loadOrCreateKey(file: string): string {
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  if (existsSync(file)) {
+    const key = readFileSync(file, 'utf8').trim();
+    if (!KEY_FORM.test(key)) throw new ConfigError(`Invalid configuration: ENCRYPTION_KEY is not set and ${file} does not hold a key (32 bytes, base64)`);
+    return key;
+  }
   ensurePrivateDirSync(dirname(file));
   const key = newEncryptionKey();
   writeFileSync(file, `${key}\n`, { mode: PRIVATE_FILE_MODE });
