@@ -1,7 +1,7 @@
 import { describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dialects, createTestDatabase, type TestDatabase, type Dialect } from './helpers/databases.js';
@@ -204,6 +204,15 @@ for (const { dialect, skip, test } of await dialects()) {
       await again.stop();
       assert.match(again.output(), TOKEN, 'on the shared folder the same start makes the first account');
       assert.equal(await serviceMeta(env.DATABASE_URL!, FILES_MARKER), id, 'the marker stays the first one');
+    });
+
+    test('a FILES_DIR that cannot be written: exit 2 naming FILES_DIR, nothing created', async () => {
+      const blocker = join(tempDir(), 'a-file');
+      writeFileSync(blocker, 'not a folder');
+      const env = await freshEnv(dialect, { FILES_DIR: join(blocker, 'files'), PORT: String(await freePort()) });
+      const run = await cliRaw(['serve'], env);
+      await assertRefused(run, new RegExp(`FILES_DIR \\(${join(blocker, 'files')}\\) cannot be written`), env);
+      assert.equal(await serviceMeta(env.DATABASE_URL!, FILES_MARKER), null);
     });
 
     test('PUBLIC_URL unset: a worker is refused on either store, any role on PostgreSQL; one process on SQLite keeps its default', async () => {

@@ -45,10 +45,14 @@ export async function checkFilesDir(store: Store, config: Config): Promise<{ rec
   }
   return {
     async record(now) {
-      await ensurePrivateDir(config.filesDir);
       const mine = randomBytes(12).toString('hex');
       const file = join(config.filesDir, markerFileName(mine));
-      await writeFile(file, `${mine}\n`, { mode: PRIVATE_FILE_MODE });
+      try {
+        await ensurePrivateDir(config.filesDir);
+        await writeFile(file, `${mine}\n`, { mode: PRIVATE_FILE_MODE });
+      } catch (error) {
+        throw new ConfigError(`Invalid configuration: FILES_DIR (${config.filesDir}) cannot be written: ${(error as Error).message}`);
+      }
       const standing = await store.serviceMeta.record(FILES_MARKER, mine, now);
       if (standing === mine) return;
       await rm(file, { force: true });
