@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { loadConfig, ConfigError, type Config } from './config.js';
+import { loadConfig, newEncryptionKey, ConfigError, type Config } from './config.js';
 import { openStore } from './store/open.js';
 import { AccountService, type Account } from './domain/accounts/service.js';
 import { IdGenerator } from './lib/ids.js';
@@ -21,6 +21,7 @@ const USAGE = `parley <command>
 
   serve                                   start the API (and workers, by ROLE)
   migrate                                 create or update the database schema
+  key                                     print a new ENCRYPTION_KEY (32 random bytes, base64)
   account create --name N --plan free|developer|enterprise [--hourly-limit N] [--concurrency N]
   account list
   account update --account ID [--name N] [--plan P] [--hourly-limit N|default] [--concurrency N|default]
@@ -122,6 +123,11 @@ export async function runCli(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
   // Before loadConfig: a restore must not have a key file made for it (backup/commands.ts).
   if (command === 'backup' || command === 'restore') return runBackupCommand(command, argv.slice(1), USAGE);
+  // A new key needs no configuration (and must not make the data folder's key file).
+  if (command === 'key') {
+    process.stdout.write(`${newEncryptionKey()}\n`);
+    return 0;
+  }
   const config = loadConfig();
   switch (command) {
     case 'serve':

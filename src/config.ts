@@ -18,6 +18,8 @@ export { ConfigError } from './lib/env-settings.js';
  * (lib/env-settings.ts): the runtime hands the list to loadSettings, and this file names no platform.
  */
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
+/** 32 bytes in base64, the form of ENCRYPTION_KEY. */
+const KEY_FORM = /^[A-Za-z0-9+/]{43}=$/;
 const Positive = Type.Integer({ minimum: 1 });
 
 export const ConfigSchema = Type.Object({
@@ -29,7 +31,7 @@ export const ConfigSchema = Type.Object({
   ROLE: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('api'), Type.Literal('worker')])),
   DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
   FILES_DIR: Type.Optional(Type.String({ minLength: 1 })),
-  ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$' })),
+  ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: KEY_FORM.source })),
   LOG_LEVEL: Type.Optional(Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)))),
   BODY_LIMIT_BYTES: Type.Optional(Positive),
   DEFAULT_PHONE_REGION: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
@@ -95,10 +97,14 @@ export interface Config {
   databasePoolSize: number;
   /** `{base_url}`: public address of the API, ending in /v1, used in Location headers and file URLs. */
   publicUrl: string;
+  /** PUBLIC_URL was set (false: the default built from PORT, right only for one process on SQLite). */
+  publicUrlSet: boolean;
   role: 'all' | 'api' | 'worker';
   dataDir: string;
   filesDir: string;
   encryptionKey: string;
+  /** The file the key was read from (or generated into) when ENCRYPTION_KEY is not set; null when it is. */
+  encryptionKeyFile: string | null;
   logLevel: string;
   bodyLimitBytes: number;
   defaultPhoneRegion: string | undefined;
@@ -164,12 +170,20 @@ export function keyFileOf(dataDir: string): string {
   return join(dataDir, 'encryption.key');
 }
 
+/** A new encryption key: 32 random bytes in base64, the form ENCRYPTION_KEY takes (`parley key`). */
+export function newEncryptionKey(): string {
+  return randomBytes(32).toString('base64');
+}
+
 /** The encryption key comes from configuration, or is generated once into the data folder. */
-function loadOrCreateKey(dataDir: string): string {
-  const file = keyFileOf(dataDir);
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  ensurePrivateDirSync(dataDir);
-  const key = randomBytes(32).toString('base64');
+function loadOrCreateKey(file: string): string {
+  if (existsSync(file)) {
+    const key = readFileSync(file, 'utf8').trim();
+    if (!KEY_FORM.test(key)) throw new ConfigError(`Invalid configuration: ENCRYPTION_KEY is not set and ${file} does not hold a key (32 bytes, base64)`);
+    return key;
+  }
+  ensurePrivateDirSync(dirname(file));
+  const key = newEncryptionKey();
   writeFileSync(file, `${key}\n`, { mode: PRIVATE_FILE_MODE });
   chmodSync(file, PRIVATE_FILE_MODE);
   return key;
@@ -204,6 +218,7 @@ export function loadConfig(env: Environment = process.env): Config {
   const endpointConcurrency = c.WEBHOOK_ENDPOINT_CONCURRENCY ?? 16;
   // Half of the calls by default (at least one receiver's worth): the other accounts keep the rest.
   const accountConcurrency = Math.min(hookConcurrency, c.WEBHOOK_ACCOUNT_CONCURRENCY ?? Math.max(endpointConcurrency, Math.ceil(hookConcurrency / 2)));
+  const keyFile = c.ENCRYPTION_KEY === undefined ? keyFileOf(dataDir) : null;
   const schedule = (c.WEBHOOK_RETRY_SCHEDULE ?? '60,300,1200,3600,10800,28800').split(',').map(Number);
   return {
     port,
@@ -211,10 +226,12 @@ export function loadConfig(env: Environment = process.env): Config {
     databaseUrl,
     databasePoolSize: c.DATABASE_POOL_SIZE ?? DEFAULT_POOL_SIZE,
     publicUrl,
+    publicUrlSet: c.PUBLIC_URL !== undefined,
     role: c.ROLE ?? 'all',
     dataDir,
     filesDir: resolve(c.FILES_DIR ?? join(dataDir, 'files')),
-    encryptionKey: c.ENCRYPTION_KEY ?? loadOrCreateKey(dataDir),
+    encryptionKey: keyFile === null ? (c.ENCRYPTION_KEY as string) : loadOrCreateKey(keyFile),
+    encryptionKeyFile: keyFile,
     logLevel: c.LOG_LEVEL ?? 'info',
     bodyLimitBytes: c.BODY_LIMIT_BYTES ?? 1024 * 1024,
     defaultPhoneRegion: c.DEFAULT_PHONE_REGION,

@@ -1,5 +1,10 @@
 import type { Config } from './config.js';
 import { createRuntime, type Runtime } from './runtime.js';
+import { SecretBox } from './lib/crypto.js';
+import { checkPublicUrl } from './startup/public-url.js';
+import { checkEncryptionKey } from './startup/encryption-check.js';
+import { checkFilesDir } from './startup/files-marker.js';
+import { listen } from './startup/listen.js';
 
 /**
  * First start on an empty database: make an account and show its token once, so curl works at
@@ -34,15 +39,37 @@ async function bootstrap(runtime: Runtime): Promise<void> {
   );
 }
 
-/** Starts the service for the configured role and stops it cleanly on SIGTERM or SIGINT. */
+/**
+ * Starts the service for the configured role and stops it cleanly on SIGTERM or SIGINT. Every
+ * configuration error stops the start with a ConfigError naming the setting before anything is
+ * created: PUBLIC_URL before the store is opened; the key and the files folder before listening
+ * (read only); the address by listening; only then are the checks recorded, the first account
+ * made and the workers started.
+ */
 export async function serve(config: Config): Promise<Runtime> {
+  checkPublicUrl(config);
   const runtime = await createRuntime(config);
-  await bootstrap(runtime);
-  runtime.startWorkers();
-  if (config.role !== 'worker') {
-    await runtime.app.listen({ port: config.port, host: config.host });
-  }
-  runtime.logger.info({ role: config.role, store: runtime.store.dialect, instance: runtime.store.instanceId, publicUrl: config.publicUrl }, 'parley started');
+  const { store } = runtime;
+  let started = false;
+  const start = (async () => {
+    const key = await checkEncryptionKey(store, SecretBox.fromBase64(config.encryptionKey), config);
+    const files = await checkFilesDir(store, config);
+    if (config.role !== 'worker') {
+      // Listening comes before the first account (a taken port must leave nothing behind), so the
+      // requests of those few moments wait for the start: /readyz answers once it is complete.
+      runtime.app.addHook('onRequest', (_request, _reply, done) => {
+        if (started) done();
+        else start.then(() => done(), done);
+      });
+      await listen(runtime.app, config);
+    }
+    const now = runtime.clock.now();
+    await key.record(now);
+    await files.record(now);
+    await bootstrap(runtime);
+    runtime.startWorkers();
+    started = true;
+  })();
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -50,15 +77,27 @@ export async function serve(config: Config): Promise<Runtime> {
     runtime.logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 15_000);
     force.unref();
-    runtime.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        runtime.logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
+    // A signal during the start lets it finish (the first account's token is printed whole); a start that failed ends the process itself.
+    start.then(
+      () =>
+        runtime.close().then(
+          () => process.exit(0),
+          (error: unknown) => {
+            runtime.logger.error({ err: error }, 'shutdown failed');
+            process.exit(1);
+          },
+        ),
+      () => undefined,
     );
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+  try {
+    await start;
+  } catch (error) {
+    await runtime.close();
+    throw error;
+  }
+  runtime.logger.info({ role: config.role, store: store.dialect, instance: store.instanceId, publicUrl: config.publicUrl }, 'parley started');
   return runtime;
 }

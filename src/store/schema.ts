@@ -285,6 +285,13 @@ export interface InboundSignatureBindingsTable {
   expires_at: number;
 }
 
+/** A fact about the installation every instance checks at start (migration 016): written once, by the first. */
+export interface ServiceMetaTable {
+  name: string;
+  value: string;
+  created_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   access_tokens: AccessTokensTable;
@@ -305,4 +312,5 @@ export interface Database {
   admin_setup_tokens: AdminSetupTokensTable;
   admin_sign_in_failures: AdminSignInFailuresTable;
   inbound_signature_bindings: InboundSignatureBindingsTable;
+  service_meta: ServiceMetaTable;
 }

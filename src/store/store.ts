@@ -10,6 +10,7 @@ import { ContactsRepo } from './repos/contacts.js';
 import { FilesRepo } from './repos/files.js';
 import { SignatureBindingsRepo } from './repos/signature-bindings.js';
 import { RetentionRepo } from './repos/retention.js';
+import { ServiceMetaRepo } from './repos/service-meta.js';
 import { ChatRepo } from './repos/chat.js';
 import { ConversationRepo } from './repos/conversation.js';
 import { OverviewRepo } from './repos/overview.js';
@@ -51,6 +52,8 @@ export class Repos {
   readonly signatureBindings: SignatureBindingsRepo;
   /** The retention purge's batches (domain/retention). */
   readonly retention: RetentionRepo;
+  /** Facts about the installation checked at every start (the key check, the files marker). */
+  readonly serviceMeta: ServiceMetaRepo;
 
   constructor(readonly db: Kysely<Database>) {
     this.accounts = new AccountsRepo(db);
@@ -71,6 +74,7 @@ export class Repos {
     this.nlp = new NlpRepo(db);
     this.signatureBindings = new SignatureBindingsRepo(db);
     this.retention = new RetentionRepo(db);
+    this.serviceMeta = new ServiceMetaRepo(db);
   }
 }
 

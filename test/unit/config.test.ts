@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, loadSettings, ConfigError } from '../../src/config.js';
@@ -25,6 +25,27 @@ test('an encryption key is generated once into the data folder and reused', () =
   assert.equal(Buffer.from(first, 'base64').length, 32);
   assert.equal(readFileSync(join(dir, 'encryption.key'), 'utf8').trim(), first);
   assert.equal(loadConfig({ DATA_DIR: dir }).encryptionKey, first);
+});
+
+test('where the key and the public address come from: a set value, or the key file and the default', () => {
+  const dir = dataDir();
+  const defaults = loadConfig({ DATA_DIR: dir });
+  assert.equal(defaults.encryptionKeyFile, join(dir, 'encryption.key'));
+  assert.equal(defaults.publicUrlSet, false);
+  const set = loadConfig({ DATA_DIR: dir, ENCRYPTION_KEY: 'A'.repeat(43) + '=', PUBLIC_URL: 'https://parley.example.com/v1' });
+  assert.equal(set.encryptionKeyFile, null);
+  assert.equal(set.encryptionKey, 'A'.repeat(43) + '=');
+  assert.equal(set.publicUrlSet, true);
+});
+
+test('a key file that does not hold a key stops the start naming ENCRYPTION_KEY and the file', () => {
+  const dir = dataDir();
+  writeFileSync(join(dir, 'encryption.key'), 'not a key\n');
+  assert.throws(
+    () => loadConfig({ DATA_DIR: dir }),
+    (error: unknown) =>
+      error instanceof ConfigError && error.message.includes('ENCRYPTION_KEY is not set and ' + join(dir, 'encryption.key') + ' does not hold a key'),
+  );
 });
 
 test('bad values stop the start with a message naming the variable', () => {
