@@ -301,7 +301,15 @@ export class WebhookDeliveries
     }
     const body = Buffer.from(row.body, 'utf8');
     const headers = webhookHeaders(
-      { eventId: row.eventId, eventType: row.eventType, deliveryId: row.id, attempt: row.attempts + 1, body, secret: target.secret },
+      {
+        eventId: row.eventId,
+        eventType: row.eventType,
+        deliveryId: row.id,
+        attempt: row.attempts + 1,
+        body,
+        secret: target.secret,
+        correlationId: row.correlationId,
+      },
       this.o.sender.userAgent,
     );
     const attemptedAt = this.o.clock.now();
@@ -323,13 +331,24 @@ export class WebhookDeliveries
     });
     if (step.status === 'delivered') this.stats.delivered += 1;
     else this.stats.failedTries += 1;
+    // One line per attempt, with the event's correlation id; never the URL (it may hold a
+    // receiver's own token), the headers or the body. The last failed try is a warning.
+    const line = {
+      correlationId: row.correlationId,
+      deliveryId: row.id,
+      eventId: row.eventId,
+      event: row.eventType,
+      channelId: row.channelId,
+      attempt: row.attempts + 1,
+      outcome: step.status === 'pending' ? 'retry' : step.status,
+      statusCode: result.statusCode,
+      ms: Math.round(result.durationMs),
+      ...(result.error ? { error: result.error } : {}),
+    };
     if (step.status === 'failed') {
       this.stats.gaveUp += 1;
-      this.o.logger.warn(
-        { deliveryId: row.id, eventId: row.eventId, channelId: row.channelId, tries: step.attempts },
-        'webhook delivery failed after its last try',
-      );
-    }
+      this.o.logger.warn(line, 'webhook delivery failed after its last try');
+    } else this.o.logger.info(line, 'webhook delivery attempt');
     const lastError = result.error ?? (isSuccess(result.statusCode) ? null : `The receiver answered ${String(result.statusCode)}.`);
     context.record({
       id: row.id,

@@ -139,6 +139,8 @@ export interface EventsTable {
   created_at: number;
   /** The platform's identity of an inbound event (`kind:key`), unique per channel, so a replay makes no second event (migration 007). */
   inbound_key: string | null;
+  /** The correlation id of the request or platform call that made the event, sent with its webhook deliveries (migration 016). */
+  correlation_id: string | null;
 }
 
 export interface DeliveriesTable {

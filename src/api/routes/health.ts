@@ -35,7 +35,7 @@ export const healthRoutes: RoutePlugin<{ store: Store }> = async (app, deps) => 
         await deps.store.ping();
         return { status: 'ready', store: deps.store.dialect };
       } catch (error) {
-        request.log.warn({ err: error }, 'store not ready');
+        request.log.warn({ reqId: request.id, err: error }, 'store not ready');
         return reply.code(503).send(errorBody(503, [{ message: 'The store is not reachable.' }]));
       }
     },
