@@ -86,6 +86,8 @@ export interface MessagesTable {
   part_encoding?: string | null;
   /** A received text's NLP result (JSON: intents and native_data), when its channel's engine answered in time. */
   nlp?: string | null;
+  /** The correlation id of the request that sent the message (migration 016); optional: other writers leave it out. */
+  correlation_id?: string | null;
 }
 
 /** A channel's NLP integration (one per channel). */

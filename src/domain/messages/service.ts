@@ -217,6 +217,7 @@ export class MessageService {
         created_at: now,
         part_count: parts ? parts.count : null,
         part_encoding: parts ? parts.encoding : null,
+        correlation_id: correlationId,
       };
       const unit: WriteUnit = { insert: { messages: [message] } };
       if (contact.isNew) unit.ensure = { contacts: [contact.row] };

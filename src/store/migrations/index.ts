@@ -14,7 +14,7 @@ import { adminUsers } from './012_admin_users.js';
 import { nlp } from './013_nlp.js';
 import { adminUserEmailPerAccount } from './014_admin_user_email_per_account.js';
 import { inboundSignatureBindings } from './015_inbound_signature_bindings.js';
-import { eventCorrelationIds } from './016_event_correlation_ids.js';
+import { correlationIds } from './016_correlation_ids.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -36,7 +36,7 @@ export const MIGRATIONS: Migration[] = [
   nlp,
   adminUserEmailPerAccount,
   inboundSignatureBindings,
-  eventCorrelationIds,
+  correlationIds,
 ];
 
 export const migrationProvider: MigrationProvider = {
