@@ -1,5 +1,5 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Logger } from '../lib/logger.js';
+import { plainLogger, type Logger } from '../lib/logger.js';
 
 /**
  * The one log line of a request, written when its answer is sent: what was asked (method and route
@@ -31,10 +31,13 @@ export function requestLogLine(request: FastifyRequest, reply: FastifyReply): Re
  */
 export class RequestLog extends LogController {
   private readonly enabled: boolean;
+  /** The request line holds no credential by construction: written without the redaction's cost. */
+  private readonly lines: Logger;
 
   constructor(private readonly logger: Logger) {
     super({ requestIdLogLabel: 'reqId' });
     this.enabled = logger.isLevelEnabled('info');
+    this.lines = plainLogger(logger);
   }
 
   override incomingRequest(): void {}
@@ -53,6 +56,6 @@ export class RequestLog extends LogController {
       this.logger.error({ ...requestLogLine(request, reply), err: error }, 'request');
       return;
     }
-    if (this.enabled) this.logger.info(requestLogLine(request, reply), 'request');
+    if (this.enabled) this.lines.info(requestLogLine(request, reply), 'request');
   }
 }

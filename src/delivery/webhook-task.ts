@@ -1,5 +1,5 @@
 import type { Clock } from '../lib/clock.js';
-import type { Logger } from '../lib/logger.js';
+import { plainLogger, type Logger } from '../lib/logger.js';
 import type { ClaimedDelivery, DeliveryOutcome, DeliveryQueue } from '../store/delivery-queue.js';
 import type { Admission, Lease, TaskContext, TaskKind, TaskSource } from '../queue/task.js';
 import { EndpointSlots, type Ticket } from './endpoint-slots.js';
@@ -108,9 +108,12 @@ export class WebhookDeliveries
   private readonly hungryAccounts = new Set<number>();
   /** The last claim filled its scan window: more may be due. */
   private more = false;
+  /** The attempt lines hold no credential by construction: written without the redaction's cost. */
+  private readonly lines: Logger;
 
   constructor(private readonly o: WebhookTaskOptions) {
     this.batch = Math.max(o.endpointConcurrency, MIN_BATCH);
+    this.lines = plainLogger(o.logger);
     this.slots = new EndpointSlots<HeldDelivery>(o.concurrency, o.endpointConcurrency, this.batch, o.accountConcurrency);
     // A held row may wait for the calls ahead of it at its endpoint or in its account (each up to
     // the timeout), then make its own call; the lease outlasts that.
@@ -347,8 +350,8 @@ export class WebhookDeliveries
     };
     if (step.status === 'failed') {
       this.stats.gaveUp += 1;
-      this.o.logger.warn(line, 'webhook delivery failed after its last try');
-    } else this.o.logger.info(line, 'webhook delivery attempt');
+      this.lines.warn(line, 'webhook delivery failed after its last try');
+    } else this.lines.info(line, 'webhook delivery attempt');
     const lastError = result.error ?? (isSuccess(result.statusCode) ? null : `The receiver answered ${String(result.statusCode)}.`);
     context.record({
       id: row.id,
