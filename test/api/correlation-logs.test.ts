@@ -94,7 +94,10 @@ for (const { dialect, skip } of await dialects()) {
 
       // The webhook deliveries' outcome lines.
       for (const event of ['message_echo', 'messages_delivered']) {
-        const line = await waitForLine(`${event} delivery line`, (l) => l.msg === 'webhook delivery attempt' && l.event === event && l.channelId === Number(made.body.id));
+        const line = await waitForLine(
+          `${event} delivery line`,
+          (l) => l.msg === 'webhook delivery attempt' && l.event === event && l.channelId === Number(made.body.id),
+        );
         assert.equal(line.correlationId, id, event);
         assert.equal(line.outcome, 'delivered');
         assert.equal(line.statusCode, 200);
