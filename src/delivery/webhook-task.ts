@@ -378,6 +378,10 @@ export class WebhookDeliveries
   private drop(row: ClaimedDelivery, leaseId: number, context: TaskContext<DeliveryOutcome>): void {
     const now = this.o.clock.now();
     this.stats.dropped += 1;
+    this.lines.info(
+      { correlationId: row.correlationId, deliveryId: row.id, eventId: row.eventId, event: row.eventType, channelId: row.channelId, outcome: 'dropped' },
+      'webhook delivery attempt',
+    );
     context.record({
       id: row.id,
       leaseId,
