@@ -80,5 +80,12 @@ export function sendJobRows(
     updated_at: now,
   };
   if (ttlMs === null) return [send];
-  return [send, deadlineJobRow({ id: nextId(), accountId: job.accountId, channelId: job.channelId, messageId: job.messageId }, now + ttlMs, now)];
+  return [
+    send,
+    deadlineJobRow(
+      { id: nextId(), accountId: job.accountId, channelId: job.channelId, messageId: job.messageId, correlationId: job.correlationId ?? null },
+      now + ttlMs,
+      now,
+    ),
+  ];
 }
