@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { loadSettings, type Config } from './config.js';
-import { createLogger, type Logger } from './lib/logger.js';
+import { createLogger, plainLogger, type Logger } from './lib/logger.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { IdGenerator } from './lib/ids.js';
 import { SecretBox } from './lib/crypto.js';
@@ -386,7 +386,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   let deliveryWorker: DeliveryWorker | null = null;
   // The job kinds this process runs: the send jobs of the asynchronous types.
   const jobKinds = new JobKinds();
-  jobKinds.register(sendJobKind({ store, clock, outbox, connectors, channels: channelCache, logger: logger.child({ worker: 'send' }) }));
+  jobKinds.register(sendJobKind({ store, clock, outbox, connectors, channels: channelCache, logger: plainLogger(logger.child({ worker: 'send' })) }));
   jobKinds.register(platformStateJob(platformState));
   jobKinds.register(deliveryDeadlineJob({ store, outbox, channels: channelCache }));
   // Trainings run apart from the send jobs: their own few slots, one account's one at a time, so

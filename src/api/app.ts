@@ -1,7 +1,10 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../lib/logger.js';
+import { callerCorrelationId } from '../lib/correlation.js';
+import { RequestLog } from './request-log.js';
 import { validatorCompiler } from './validator.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './errors.js';
 import { errorBody } from './error-body.js';
@@ -49,11 +52,17 @@ export interface AppOptions {
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { baseUrl } = options;
   const https = options.tls ? { key: readFileSync(options.tls.keyFile), cert: readFileSync(options.tls.certFile) } : null;
+  const freshId = requestIds();
+  const logger = options.logger;
   const app = Fastify({
-    loggerInstance: options.logger,
+    loggerInstance: logger,
     bodyLimit: options.bodyLimitBytes,
-    genReqId: requestIds(),
+    // The request id is the correlation id of what the request starts (lib/correlation.ts): the
+    // caller's own when well-formed, so a caller or proxy can find its request in our logs.
+    genReqId: (raw: IncomingMessage) => callerCorrelationId(raw.headers['x-request-id']) ?? callerCorrelationId(raw.headers['x-correlation-id']) ?? freshId(),
     requestIdHeader: false,
+    // One line per request, on completion (request-log.ts), instead of Fastify's two.
+    logController: new RequestLog(logger),
     // Answered below in the specification's error body, which Fastify's own 503 is not.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
@@ -63,8 +72,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Longer than any request line Node accepts (16 KB of headers): an overlong id reaches its
     // route, and so the token check, and is a 404 there instead of an unauthenticated 414.
     routerOptions: { maxParamLength: 16 * 1024 },
-    // With logging off, a per-request child logger is pure cost (it rebuilds the redaction for every request).
-    ...(options.logger.level === 'silent' ? { childLoggerFactory: (logger: Logger) => logger } : {}),
+    // No per-request child logger: it is built for every request (with its bindings and the
+    // redaction) and costs more than the one line written from it. The few lines written through
+    // `request.log` (errors) name the request id themselves.
+    childLoggerFactory: (base: Logger) => base,
     ...(https ? { https } : {}),
   } as never) as unknown as FastifyInstance;
 

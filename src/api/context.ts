@@ -21,6 +21,8 @@ declare module 'fastify' {
     adminUser?: AdminUserContext;
     /** The session behind the request's cookie (admin scope). */
     adminSession?: ResolvedSession;
+    /** A route's own outcome, added to the request's log line (request-log.ts); never a secret. */
+    logDetail?: Record<string, string | number | boolean | null>;
   }
   interface FastifyContextConfig {
     /** An admin route that needs no session (sign-in, setup): the guard checks only the Origin. */

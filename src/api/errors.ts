@@ -44,7 +44,7 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimit: number, r
     if (status >= 400 && status < 500) {
       return reply.code(status).send(errorBody(status, [{ message: error.message }]));
     }
-    request.log.error({ err: error }, 'unhandled error');
+    request.log.error({ reqId: request.id, err: error }, 'unhandled error');
     return reply.code(500).send(errorBody(500, [{ message: `Internal server error. Request id: ${request.id}.` }]));
   });
 }
@@ -73,7 +73,7 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
   } else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
     void reply.code(414).send(errorBody(414, [{ message: 'A segment of the request path is too long.' }]));
   } else {
-    request.log.error({ err: error }, 'routing error');
+    request.log.error({ reqId: request.id, err: error }, 'routing error');
     void reply.code(500).send(errorBody(500, [{ message: `Internal server error. Request id: ${request.id}.` }]));
   }
 }

@@ -1,4 +1,5 @@
 import { hmacHex } from '../lib/crypto.js';
+import { CORRELATION_HEADER } from '../lib/correlation.js';
 
 /** Header names of a webhook call (documented in docs/webhooks.md). */
 export const HEADERS = {
@@ -12,6 +13,8 @@ export const HEADERS = {
   deliveryId: 'X-Parley-Delivery-Id',
   /** 1 for the first try of a cycle, 2 for the first retry, ... */
   attempt: 'X-Parley-Attempt',
+  /** The id of the request or platform call that made the event, as in the service's logs; absent when it has none. */
+  correlationId: CORRELATION_HEADER,
 } as const;
 
 /** Both signatures of the exact body bytes; the key is the webhook secret as UTF-8. */
@@ -27,11 +30,12 @@ export interface WebhookCall {
   attempt: number;
   body: Buffer;
   secret: string;
+  correlationId?: string | null;
 }
 
 export function webhookHeaders(call: WebhookCall, userAgent: string): Record<string, string> {
   const { sha1, sha256 } = signatures(call.body, call.secret);
-  return {
+  const headers: Record<string, string> = {
     'content-type': 'application/json',
     'user-agent': userAgent,
     [HEADERS.signature]: sha1,
@@ -41,4 +45,6 @@ export function webhookHeaders(call: WebhookCall, userAgent: string): Record<str
     [HEADERS.deliveryId]: String(call.deliveryId),
     [HEADERS.attempt]: String(call.attempt),
   };
+  if (call.correlationId) headers[HEADERS.correlationId] = call.correlationId;
+  return headers;
 }

@@ -1,5 +1,5 @@
 import type { Clock } from '../lib/clock.js';
-import type { Logger } from '../lib/logger.js';
+import { plainLogger, type Logger } from '../lib/logger.js';
 import type { ClaimedDelivery, DeliveryOutcome, DeliveryQueue } from '../store/delivery-queue.js';
 import type { Admission, Lease, TaskContext, TaskKind, TaskSource } from '../queue/task.js';
 import { EndpointSlots, type Ticket } from './endpoint-slots.js';
@@ -108,9 +108,12 @@ export class WebhookDeliveries
   private readonly hungryAccounts = new Set<number>();
   /** The last claim filled its scan window: more may be due. */
   private more = false;
+  /** The attempt lines hold no credential by construction: written without the redaction's cost. */
+  private readonly lines: Logger;
 
   constructor(private readonly o: WebhookTaskOptions) {
     this.batch = Math.max(o.endpointConcurrency, MIN_BATCH);
+    this.lines = plainLogger(o.logger);
     this.slots = new EndpointSlots<HeldDelivery>(o.concurrency, o.endpointConcurrency, this.batch, o.accountConcurrency);
     // A held row may wait for the calls ahead of it at its endpoint or in its account (each up to
     // the timeout), then make its own call; the lease outlasts that.
@@ -301,7 +304,15 @@ export class WebhookDeliveries
     }
     const body = Buffer.from(row.body, 'utf8');
     const headers = webhookHeaders(
-      { eventId: row.eventId, eventType: row.eventType, deliveryId: row.id, attempt: row.attempts + 1, body, secret: target.secret },
+      {
+        eventId: row.eventId,
+        eventType: row.eventType,
+        deliveryId: row.id,
+        attempt: row.attempts + 1,
+        body,
+        secret: target.secret,
+        correlationId: row.correlationId,
+      },
       this.o.sender.userAgent,
     );
     const attemptedAt = this.o.clock.now();
@@ -323,13 +334,24 @@ export class WebhookDeliveries
     });
     if (step.status === 'delivered') this.stats.delivered += 1;
     else this.stats.failedTries += 1;
+    // One line per attempt, with the event's correlation id; never the URL (it may hold a
+    // receiver's own token), the headers or the body. The last failed try is a warning.
+    const line = {
+      correlationId: row.correlationId,
+      deliveryId: row.id,
+      eventId: row.eventId,
+      event: row.eventType,
+      channelId: row.channelId,
+      attempt: row.attempts + 1,
+      outcome: step.status === 'pending' ? 'retry' : step.status,
+      statusCode: result.statusCode,
+      ms: Math.round(result.durationMs),
+      ...(result.error ? { error: result.error } : {}),
+    };
     if (step.status === 'failed') {
       this.stats.gaveUp += 1;
-      this.o.logger.warn(
-        { deliveryId: row.id, eventId: row.eventId, channelId: row.channelId, tries: step.attempts },
-        'webhook delivery failed after its last try',
-      );
-    }
+      this.lines.warn(line, 'webhook delivery failed after its last try');
+    } else this.lines.info(line, 'webhook delivery attempt');
     const lastError = result.error ?? (isSuccess(result.statusCode) ? null : `The receiver answered ${String(result.statusCode)}.`);
     context.record({
       id: row.id,
@@ -356,6 +378,10 @@ export class WebhookDeliveries
   private drop(row: ClaimedDelivery, leaseId: number, context: TaskContext<DeliveryOutcome>): void {
     const now = this.o.clock.now();
     this.stats.dropped += 1;
+    this.lines.info(
+      { correlationId: row.correlationId, deliveryId: row.id, eventId: row.eventId, event: row.eventType, channelId: row.channelId, outcome: 'dropped' },
+      'webhook delivery attempt',
+    );
     context.record({
       id: row.id,
       leaseId,

@@ -70,3 +70,18 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     destination,
   );
 }
+
+/**
+ * A logger writing to the same destination at the same level, with the same bindings, but without
+ * the redaction: for the hot lines built only from fields that cannot hold a credential (ids, route
+ * templates, status codes, outcomes), the request line and the attempt lines. Redaction costs
+ * several times the line itself (about 5 µs against 1 µs, every path checked on every line) and
+ * protects only keys named like credentials, which these lines do not have.
+ */
+export function plainLogger(logger: Logger): Logger {
+  // A logger that is not pino's own (a test's stand-in) is used as it is.
+  if (typeof logger.bindings !== 'function' || !(pino.symbols.streamSym in logger)) return logger;
+  const stream = (logger as unknown as Record<symbol, pino.DestinationStream | undefined>)[pino.symbols.streamSym];
+  const plain = pino({ level: logger.level, serializers: { err: pino.stdSerializers.err } }, stream);
+  return plain.child(logger.bindings());
+}

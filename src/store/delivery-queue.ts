@@ -43,6 +43,8 @@ export interface ClaimedDelivery {
   eventType: string;
   /** The exact bytes that are signed and sent. */
   body: string;
+  /** The event's correlation id (lib/correlation.ts); null for events written without one. */
+  correlationId: string | null;
 }
 
 export interface AttemptRecord {

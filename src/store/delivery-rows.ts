@@ -10,6 +10,7 @@ export interface ClaimedRow {
   attempts: number | string;
   event_type: string;
   body: string;
+  correlation_id: string | null;
 }
 
 export function toClaimed(rows: readonly ClaimedRow[]): ClaimedDelivery[] {
@@ -23,6 +24,7 @@ export function toClaimed(rows: readonly ClaimedRow[]): ClaimedDelivery[] {
       attempts: Number(r.attempts),
       eventType: r.event_type,
       body: r.body,
+      correlationId: r.correlation_id,
     }))
     .sort((a, b) => a.id - b.id);
 }

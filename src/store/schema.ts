@@ -86,6 +86,8 @@ export interface MessagesTable {
   part_encoding?: string | null;
   /** A received text's NLP result (JSON: intents and native_data), when its channel's engine answered in time. */
   nlp?: string | null;
+  /** The correlation id of the request that sent the message (migration 016); optional: other writers leave it out. */
+  correlation_id?: string | null;
 }
 
 /** A channel's NLP integration (one per channel). */
@@ -139,6 +141,8 @@ export interface EventsTable {
   created_at: number;
   /** The platform's identity of an inbound event (`kind:key`), unique per channel, so a replay makes no second event (migration 007). */
   inbound_key: string | null;
+  /** The correlation id of the request or platform call that made the event, sent with its webhook deliveries (migration 016). */
+  correlation_id: string | null;
 }
 
 export interface DeliveriesTable {

@@ -36,7 +36,7 @@ export const healthRoutes: RoutePlugin<{ store: Store }> = async (app, deps) => 
         await deps.store.ping();
         return { status: 'ready', store: deps.store.dialect };
       } catch (error) {
-        request.log.warn({ reason: error instanceof Error ? error.message : String(error) }, 'store not ready');
+        request.log.warn({ reqId: request.id, reason: error instanceof Error ? error.message : String(error) }, 'store not ready');
         void reply.header('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
         return reply.code(503).send(errorBody(503, [{ message: 'The store is not reachable.' }]));
       }

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { InboundCall } from '../../connectors/connector.js';
-import type { InboundAnswer, InboundService } from '../../domain/inbound/service.js';
+import type { InboundAnswer, InboundService, InboundTrace } from '../../domain/inbound/service.js';
 import type { RoutePlugin } from '../route-group.js';
 import { errorBody } from '../error-body.js';
 import { ApiError } from '../../lib/errors.js';
@@ -34,8 +34,21 @@ function callOf(request: FastifyRequest, inbound: InboundService, rawBody: Buffe
 /** Streamed form bodies read at once per process: each may stage up to its limit on disk (25 MB for mail). */
 const MAX_STREAMED_AT_ONCE = 4;
 
+/**
+ * The call's verdict on its request's log line (request-log.ts): `accepted`, or `refused` with the
+ * error's code (a wrong signature, an unknown channel), and the correlation id of the sent message
+ * a report named. Never the body, the headers or the query (they hold the platform's secrets).
+ */
+function accepted(request: FastifyRequest, trace: InboundTrace): void {
+  request.logDetail = trace.messageCorrelationId ? { verdict: 'accepted', correlationId: trace.messageCorrelationId } : { verdict: 'accepted' };
+}
+
 export const inboundRoutes: RoutePlugin<{ inbound: InboundService }> = async (app, deps) => {
   const { inbound } = deps;
+  app.addHook('onError', (request, _reply, error, done) => {
+    request.logDetail = { verdict: 'refused', reason: error instanceof ApiError ? error.code : 'error' };
+    done();
+  });
   const send = (reply: import('fastify').FastifyReply, answer: InboundAnswer) => {
     // A refusal (a handshake with the wrong verify token) is an error like any other.
     if (answer.status >= 400) return reply.code(answer.status).send(errorBody(answer.status, [{ message: answer.body }]));
@@ -57,12 +70,17 @@ export const inboundRoutes: RoutePlugin<{ inbound: InboundService }> = async (ap
   const hidden = { hide: true, security: [] } as const;
   app.get('/v1/inbound/:type', { schema: { ...hidden, params: Type.Object({ type: Type.String() }) } }, async (request, reply) => {
     const { type } = request.params;
-    return send(reply, inbound.handshake(type, callOf(request, inbound, await wholeBody(request))));
+    const answer = inbound.handshake(type, callOf(request, inbound, await wholeBody(request)));
+    request.logDetail = { verdict: answer.status < 400 ? 'handshake' : 'refused' };
+    return send(reply, answer);
   });
 
   app.post('/v1/inbound/:type', { schema: { ...hidden, params: Type.Object({ type: Type.String() }) } }, async (request, reply) => {
     const { type } = request.params;
-    return send(reply, await inbound.receiveForApp(type, callOf(request, inbound, await wholeBody(request))));
+    const trace: InboundTrace = { requestId: request.id };
+    const answer = await inbound.receiveForApp(type, callOf(request, inbound, await wholeBody(request)), trace);
+    accepted(request, trace);
+    return send(reply, answer);
   });
 
   app.route({
@@ -80,7 +98,10 @@ export const inboundRoutes: RoutePlugin<{ inbound: InboundService }> = async (ap
           if (error instanceof ApiError && error.status === 413) throw ApiError.notFound('Channel');
           throw error;
         });
-        return send(reply, await inbound.receiveForChannel(channel_id, endpoint, callOf(request, inbound, body)));
+        const trace: InboundTrace = { requestId: request.id };
+        const answer = await inbound.receiveForChannel(channel_id, endpoint, callOf(request, inbound, body), trace);
+        accepted(request, trace);
+        return send(reply, answer);
       }
       if (streaming >= MAX_STREAMED_AT_ONCE) {
         void reply.header('Connection', 'close').header('Retry-After', '60');
@@ -91,7 +112,10 @@ export const inboundRoutes: RoutePlugin<{ inbound: InboundService }> = async (ap
       try {
         staged = await readStreamedForm(request.raw, request.headers, streamed.maxBytes);
         const call = { ...callOf(request, inbound, Buffer.alloc(0)), form: staged.form };
-        return send(reply, await inbound.receiveForChannel(channel_id, endpoint, call));
+        const trace: InboundTrace = { requestId: request.id };
+        const answer = await inbound.receiveForChannel(channel_id, endpoint, call, trace);
+        accepted(request, trace);
+        return send(reply, answer);
       } catch (error) {
         // What is left of a refused body is not read into anything: drained, and the connection closed after the answer.
         if (!request.raw.readableEnded) {

@@ -52,7 +52,8 @@ export const messageRoutes: RoutePlugin<{ messages: MessageService; baseUrl: str
     },
     async (request, reply) => {
       const key = checkIdempotencyKey(request.headers['idempotency-key']);
-      const result = await messages.send(accountOf(request).id, request.body, key);
+      const result = await messages.send(accountOf(request).id, request.body, key, request.id);
+      request.logDetail = { messageId: result.message.id };
       if (result.replayed) void reply.header('Idempotent-Replayed', 'true');
       return reply.code(201).header('Location', `${baseUrl}/messages/${result.message.id}`).send(result.message);
     },

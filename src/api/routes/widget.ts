@@ -79,7 +79,7 @@ export const widgetRoutes: RoutePlugin = async (app) => {
       try {
         asset = await load(name);
       } catch (error) {
-        request.log.error({ err: error }, `${name} is not built`);
+        request.log.error({ reqId: request.id, err: error }, `${name} is not built`);
         return reply.code(503).send(errorBody(503, [{ message: `${name} is not available: run npm run build.` }]));
       }
       void reply

@@ -18,6 +18,8 @@ export interface EventInput {
   /** The message the event is about, if it is about one (message_echo, message_received). */
   messageId?: number;
   data: Record<string, unknown>;
+  /** The correlation id of what made the event (lib/correlation.ts), sent with its webhook deliveries. */
+  correlationId?: string | null;
 }
 
 /**
@@ -60,6 +62,8 @@ export class Outbox {
       type: input.type,
       body,
       created_at: now,
+      // Always present, so every event insert has the same columns (one prepared statement).
+      correlation_id: input.correlationId ?? null,
     };
     if (!input.channel.webhook) return { event, delivery: null };
     const delivery: DeliveryRow = {

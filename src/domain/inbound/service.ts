@@ -63,6 +63,19 @@ export interface InboundAnswer {
   body: string;
 }
 
+/**
+ * An inbound call's correlation (lib/correlation.ts): `requestId` (the call's own request id) goes
+ * with the events the call makes; a report on a message the service sent carries that message's
+ * id instead, noted in `messageCorrelationId` for the call's log line, so the report and its
+ * webhook delivery are found with the send that made the message.
+ */
+export interface InboundTrace {
+  requestId: string | null;
+  messageCorrelationId?: string | null;
+}
+
+const NO_TRACE: InboundTrace = { requestId: null };
+
 const OK: InboundAnswer = { status: 200, contentType: 'text/plain; charset=utf-8', body: 'EVENT_RECEIVED' };
 
 function channelNotFound(): ApiError {
@@ -140,7 +153,7 @@ export class InboundService {
   }
 
   /** One callback URL for a whole platform app: each event names its channel (e.g. the page). */
-  async receiveForApp(type: string, call: InboundCall): Promise<InboundAnswer> {
+  async receiveForApp(type: string, call: InboundCall, trace: InboundTrace = NO_TRACE): Promise<InboundAnswer> {
     const app = this.appInbound(type);
     const parsed = app.inbound.parse(call);
     if (!parsed.ok) throw refusal(parsed);
@@ -158,7 +171,7 @@ export class InboundService {
       const rows = await this.deps.store.conversation.channelsByConfigValue(type, field, key);
       for (const row of rows) {
         const channel = decodeChannel(row, this.deps.box);
-        if (String(channel.config[field]) === key) await this.receive(channel, events);
+        if (String(channel.config[field]) === key) await this.receive(channel, events, trace);
       }
     }
     return parsed.reply ? { status: 200, ...parsed.reply } : OK;
@@ -171,7 +184,7 @@ export class InboundService {
    * the channel's own check (a secret of another channel or of nobody) all get the same 404. Only
    * a call the channel's check accepted learns more (400 for an unreadable body).
    */
-  async receiveForChannel(rawChannelId: string, endpoint: string, call: InboundCall): Promise<InboundAnswer> {
+  async receiveForChannel(rawChannelId: string, endpoint: string, call: InboundCall, trace: InboundTrace = NO_TRACE): Promise<InboundAnswer> {
     const id = parseId(rawChannelId);
     const row = id === null ? undefined : await this.deps.store.channels.getAnyAccount(id);
     if (!row) throw channelNotFound();
@@ -182,7 +195,7 @@ export class InboundService {
     if (!parsed.ok) throw parsed.status === 400 ? refusal(parsed) : channelNotFound();
     // A signature over another body than the one first seen with it fails like a wrong signature.
     if (parsed.binding && !(await this.claimBinding(parsed.binding))) throw channelNotFound();
-    await this.receive(channel, parsed.events);
+    await this.receive(channel, parsed.events, trace);
     return parsed.reply ? { status: 200, ...parsed.reply } : OK;
   }
 
@@ -206,9 +219,9 @@ export class InboundService {
   }
 
   /** Applies a channel's events in order. A file the platform cannot hand over now fails the call (503), so the platform retries. */
-  async receive(channel: Channel, events: readonly InboundEvent[]): Promise<void> {
+  async receive(channel: Channel, events: readonly InboundEvent[], trace: InboundTrace = NO_TRACE): Promise<void> {
     try {
-      for (const event of events) await this.one(channel, event);
+      for (const event of events) await this.one(channel, event, trace);
     } catch (error) {
       if (error instanceof MediaUnavailable)
         throw ApiError.of('unavailable', `A file of the message could not be fetched from the platform yet: ${error.message}`);
@@ -216,22 +229,22 @@ export class InboundService {
     }
   }
 
-  private async one(channel: Channel, event: InboundEvent): Promise<void> {
+  private async one(channel: Channel, event: InboundEvent, trace: InboundTrace): Promise<void> {
     switch (event.kind) {
       case 'message':
-        return this.message(channel, event, 'received');
+        return this.message(channel, event, 'received', trace);
       case 'echo':
-        return this.message(channel, event, 'sent');
+        return this.message(channel, event, 'sent', trace);
       case 'delivered':
-        return this.delivered(channel, event);
+        return this.delivered(channel, event, trace);
       case 'read':
-        return this.read(channel, event);
+        return this.read(channel, event, trace);
       case 'postback':
-        return this.postback(channel, event);
+        return this.postback(channel, event, trace);
       case 'opt_in':
-        return this.optIn(channel, event);
+        return this.optIn(channel, event, trace);
       case 'status':
-        return this.status(channel, event);
+        return this.status(channel, event, trace);
       case 'opt_out':
         return this.notStoredYet(channel, event);
       default:
@@ -267,7 +280,7 @@ export class InboundService {
    * written with its event: a repeated or late report (after the message was delivered or failed)
    * changes nothing. `sent` (accepted, buffered) changes nothing either: the message is `sent` already.
    */
-  private async status(channel: Channel, event: Extract<InboundEvent, { kind: 'status' }>): Promise<void> {
+  private async status(channel: Channel, event: Extract<InboundEvent, { kind: 'status' }>, trace: InboundTrace): Promise<void> {
     const { store, clock, outbox } = this.deps;
     const report = event.report;
     if (report.status === 'sent') return;
@@ -283,6 +296,8 @@ export class InboundService {
       );
       return;
     }
+    const correlationId = message.correlation_id ?? trace.requestId;
+    if (message.correlation_id) trace.messageCorrelationId = message.correlation_id;
     const now = clock.now();
     let wake = false;
     await store.transaction(async (tx) => {
@@ -297,13 +312,14 @@ export class InboundService {
         const from = message.status === 'queued' ? 'queued' : 'sent';
         if (await tx.messages.markFailed(channel.accountId, message.id, failure, from)) input = messageFailedEvent(channel, contact, message.id, code);
       }
-      if (input) wake = (await outbox.append(tx, input)).deliveryId !== null;
+      if (input) wake = (await outbox.append(tx, { ...input, correlationId })).deliveryId !== null;
     });
     if (wake) outbox.wake();
   }
 
   /** Writes one unit (rows with their event) and wakes the webhook workers. False when the unit was a duplicate or its contact is gone. */
-  private async write(unit: WriteUnit): Promise<boolean> {
+  private async write(unit: WriteUnit, trace: InboundTrace): Promise<boolean> {
+    if (trace.requestId !== null) for (const event of unit.insert.events ?? []) event.correlation_id = trace.requestId;
     try {
       await this.deps.store.batchWrite(unit);
     } catch (error) {
@@ -339,7 +355,12 @@ export class InboundService {
     return match?.payload;
   }
 
-  private async message(called: Channel, event: Extract<InboundEvent, { kind: 'message' | 'echo' }>, direction: 'received' | 'sent'): Promise<void> {
+  private async message(
+    called: Channel,
+    event: Extract<InboundEvent, { kind: 'message' | 'echo' }>,
+    direction: 'received' | 'sent',
+    trace: InboundTrace,
+  ): Promise<void> {
     const channel =
       event.kind === 'message'
         ? await this.sharedNumber.channelFor(called, { externalId: event.externalId, to: event.to, phoneNumber: event.user.phoneNumber })
@@ -348,7 +369,7 @@ export class InboundService {
     // runs) is stored, and its text classified, once: the second waits, then finds it stored.
     const key = `${channel.id}:${direction}:${event.externalId}`;
     for (let earlier = this.storing.get(key); earlier; earlier = this.storing.get(key)) await earlier.catch(() => undefined);
-    const storing = this.storeMessage(channel, event, direction);
+    const storing = this.storeMessage(channel, event, direction, trace);
     this.storing.set(key, storing);
     try {
       await storing;
@@ -357,7 +378,12 @@ export class InboundService {
     }
   }
 
-  private async storeMessage(channel: Channel, event: Extract<InboundEvent, { kind: 'message' | 'echo' }>, direction: 'received' | 'sent'): Promise<void> {
+  private async storeMessage(
+    channel: Channel,
+    event: Extract<InboundEvent, { kind: 'message' | 'echo' }>,
+    direction: 'received' | 'sent',
+    trace: InboundTrace,
+  ): Promise<void> {
     const { store, ids, clock } = this.deps;
     const contact = await this.contacts.resolve(channel, event.user);
     if (!contact) return;
@@ -391,20 +417,20 @@ export class InboundService {
       now,
       nlp,
     });
-    await this.write(unit);
+    await this.write(unit, trace);
   }
 
   /** `delivered_timestamp`: the time the platform gives for the delivery, else the time the callback arrived. */
-  private async delivered(channel: Channel, event: Extract<InboundEvent, { kind: 'delivered' }>): Promise<void> {
-    await this.receipt(channel, event.user, event.at, async (tx, contact, at) => {
+  private async delivered(channel: Channel, event: Extract<InboundEvent, { kind: 'delivered' }>, trace: InboundTrace): Promise<void> {
+    await this.receipt(channel, event.user, event.at, trace, async (tx, contact, at) => {
       const ids = await tx.conversation.markDelivered(channel.accountId, contact.id, event.messageIds, event.watermark, at);
       return ids.length === 0 ? [] : [deliveredEvent(channel, contact, ids, at)];
     });
   }
 
   /** `last_read_timestamp` is the platform's watermark: everything delivered before it was read. */
-  private async read(channel: Channel, event: Extract<InboundEvent, { kind: 'read' }>): Promise<void> {
-    await this.receipt(channel, event.user, event.at, async (tx, contact, at) => {
+  private async read(channel: Channel, event: Extract<InboundEvent, { kind: 'read' }>, trace: InboundTrace): Promise<void> {
+    await this.receipt(channel, event.user, event.at, trace, async (tx, contact, at) => {
       // A platform that names the message read: everything sent up to that message was read.
       const named =
         event.messageExternalId === undefined
@@ -433,6 +459,7 @@ export class InboundService {
     channel: Channel,
     user: InboundUser,
     platformAt: number | null,
+    trace: InboundTrace,
     work: (tx: Repos, contact: ContactRow, at: number) => Promise<EventInput[]>,
   ): Promise<void> {
     const { store, clock, outbox } = this.deps;
@@ -442,7 +469,7 @@ export class InboundService {
     let wake = false;
     await store.transaction(async (tx) => {
       for (const input of await work(tx, contact, at)) {
-        const appended = await outbox.append(tx, input);
+        const appended = await outbox.append(tx, { ...input, correlationId: trace.requestId });
         wake ||= appended.deliveryId !== null;
       }
     });
@@ -460,24 +487,28 @@ export class InboundService {
     return button?.type === 'postback' ? button.payload : undefined;
   }
 
-  private async postback(channel: Channel, event: Extract<InboundEvent, { kind: 'postback' }>): Promise<void> {
+  private async postback(channel: Channel, event: Extract<InboundEvent, { kind: 'postback' }>, trace: InboundTrace): Promise<void> {
     const contact = await this.contacts.resolve(channel, event.user);
     if (!contact) return;
     const payload = event.payload ?? (event.buttonRef ? await this.buttonPayload(channel, event.buttonRef) : undefined);
     if (payload === undefined) return;
     await this.write(
       this.unitFor(channel, contact, 'postback', { channel: channelRef(channel), contact: contactRef(contact), postback: { payload } }, event.eventKey),
+      trace,
     );
   }
 
-  private async optIn(channel: Channel, event: Extract<InboundEvent, { kind: 'opt_in' }>): Promise<void> {
+  private async optIn(channel: Channel, event: Extract<InboundEvent, { kind: 'opt_in' }>, trace: InboundTrace): Promise<void> {
     const contact =
       event.optInType === 'phone_number' ? await this.contacts.acceptPhone(channel, event.user) : await this.contacts.resolve(channel, event.user);
     if (!contact) return;
     await refreshContact({ ...this.deps, contacts: this.contacts }, channel, contact, event.user);
     const optIn: Record<string, unknown> = { type: event.optInType };
     if (event.payload !== undefined) optIn.payload = event.payload;
-    await this.write(this.unitFor(channel, contact, 'opt_in', { channel: channelRef(channel), contact: contactRef(contact), opt_in: optIn }, event.eventKey));
+    await this.write(
+      this.unitFor(channel, contact, 'opt_in', { channel: channelRef(channel), contact: contactRef(contact), opt_in: optIn }, event.eventKey),
+      trace,
+    );
   }
 }
 

@@ -77,7 +77,8 @@ export class MessageService {
     return parseSendRequest(body, { defaultRegion: this.deps.defaultPhoneRegion });
   }
 
-  async send(accountId: number, body: SendMessageBody, idempotencyKey?: string): Promise<SendResult> {
+  /** `correlationId`: the request's id, kept with the message's echo event and send job (lib/correlation.ts). */
+  async send(accountId: number, body: SendMessageBody, idempotencyKey?: string, correlationId?: string): Promise<SendResult> {
     const hash = idempotencyKey === undefined ? null : requestHash(body);
     if (idempotencyKey !== undefined) {
       const earlier = await this.replay(accountId, idempotencyKey, hash);
@@ -86,7 +87,7 @@ export class MessageService {
     const request = this.parse(body);
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.sendOnce(accountId, request, idempotencyKey ?? null, hash);
+        return await this.sendOnce(accountId, request, idempotencyKey ?? null, hash, correlationId ?? null);
       } catch (error) {
         if (error instanceof UniqueViolation && idempotencyKey !== undefined && error.columns.includes('idempotency_key')) {
           // A concurrent request with the same key committed first: answer as it did.
@@ -152,7 +153,13 @@ export class MessageService {
     return channel;
   }
 
-  private async sendOnce(accountId: number, request: SendRequest, idempotencyKey: string | null, hash: string | null): Promise<SendResult> {
+  private async sendOnce(
+    accountId: number,
+    request: SendRequest,
+    idempotencyKey: string | null,
+    hash: string | null,
+    correlationId: string | null,
+  ): Promise<SendResult> {
     const { deps } = this;
     const channel = await this.channelOf(accountId, request.channelId);
     const parts = checkCapabilities(channel.type, request.content, request.metadata);
@@ -210,6 +217,7 @@ export class MessageService {
         created_at: now,
         part_count: parts ? parts.count : null,
         part_encoding: parts ? parts.encoding : null,
+        correlation_id: correlationId,
       };
       const unit: WriteUnit = { insert: { messages: [message] } };
       if (contact.isNew) unit.ensure = { contacts: [contact.row] };
@@ -222,6 +230,7 @@ export class MessageService {
           contactId: contact.row.id,
           messageId: id,
           data: eventMessageData(view, channel.name),
+          correlationId,
         });
         unit.insert.events = [event];
         if (delivery) {
@@ -240,6 +249,7 @@ export class MessageService {
             messageId: id,
             contactId: contact.row.id,
             metadata,
+            correlationId,
           },
           now,
           () => deps.ids.nextNumber(),

@@ -17,7 +17,7 @@ const DEADLINE_MAX_ATTEMPTS = 10;
 
 /** The check's row, due `DELIVERY_DEADLINE_GRACE_MS` after the message's time to live ends at `expiresAt`. */
 export function deadlineJobRow(
-  job: { id: number; accountId: number; channelId: number; messageId: number },
+  job: { id: number; accountId: number; channelId: number; messageId: number; correlationId?: string | null },
   expiresAt: number,
   now: number,
 ): NonNullable<WriteUnit['insert']['jobs']>[number] {
@@ -27,7 +27,10 @@ export function deadlineJobRow(
     channel_id: job.channelId,
     message_id: job.messageId,
     kind: DELIVERY_DEADLINE_JOB_KIND,
-    payload: JSON.stringify({ message_id: String(job.messageId) }),
+    // The send request's correlation id, for the `message_failed` the check may write.
+    payload: JSON.stringify(
+      job.correlationId ? { message_id: String(job.messageId), correlation_id: job.correlationId } : { message_id: String(job.messageId) },
+    ),
     status: 'pending',
     attempts: 0,
     max_attempts: DEADLINE_MAX_ATTEMPTS,

@@ -5,6 +5,7 @@ import type { Channel } from '../channels/view.js';
 import type { Outbox } from '../events/outbox.js';
 import { messageFailedEvent, storedFailure } from '../messages/failed-event.js';
 import { DELIVERY_DEADLINE_JOB_KIND } from './delivery-deadline-row.js';
+import { storedCorrelationId } from '../../lib/correlation.js';
 
 export interface DeliveryDeadlineDeps {
   store: Store;
@@ -14,6 +15,8 @@ export interface DeliveryDeadlineDeps {
 
 interface Input {
   messageId: number;
+  /** The correlation id of the request that sent the message (lib/correlation.ts). */
+  correlationId: string | null;
 }
 
 /** The stored reason of a message the platform never reported delivered within its time to live. */
@@ -29,11 +32,15 @@ const REASON = 'Not delivered within its time to live (the platform reported no 
 export function deliveryDeadlineJob(deps: DeliveryDeadlineDeps): JobKind<Input> {
   return {
     kind: DELIVERY_DEADLINE_JOB_KIND,
-    encode: (input) => JSON.stringify({ message_id: String(input.messageId) }),
+    encode: (input) =>
+      JSON.stringify(
+        input.correlationId ? { message_id: String(input.messageId), correlation_id: input.correlationId } : { message_id: String(input.messageId) },
+      ),
     decode(payload) {
-      const messageId = Number((JSON.parse(payload) as { message_id?: unknown }).message_id);
+      const value = JSON.parse(payload) as { message_id?: unknown; correlation_id?: unknown };
+      const messageId = Number(value.message_id);
       if (!Number.isSafeInteger(messageId) || messageId <= 0) throw new Error('no message_id');
-      return { messageId };
+      return { messageId, correlationId: storedCorrelationId(value.correlation_id) };
     },
     async handle(input: Input, job: ClaimedJob): Promise<JobResult> {
       const message = await deps.store.messages.forSend(job.accountId, input.messageId);
@@ -45,7 +52,8 @@ export function deliveryDeadlineJob(deps: DeliveryDeadlineDeps): JobKind<Input> 
       await deps.store.transaction(async (tx) => {
         if (!(await tx.messages.markFailed(job.accountId, message.id, storedFailure(4, REASON), from))) return;
         const contact = { id: message.contact_id, phone_number: message.phone_number, user_ref: message.user_ref };
-        wake = (await deps.outbox.append(tx, messageFailedEvent(channel, contact, message.id, 4))).deliveryId !== null;
+        const event = { ...messageFailedEvent(channel, contact, message.id, 4), correlationId: input.correlationId };
+        wake = (await deps.outbox.append(tx, event)).deliveryId !== null;
       });
       if (wake) deps.outbox.wake();
       return { ok: true };

@@ -15,11 +15,14 @@ export interface SendJobInput {
   contactId: number;
   /** Messages per second the channel sends at most when it was queued (sendRateOf); null: no limit. */
   rate: number | null;
+  /** The correlation id of the request that sent the message (lib/correlation.ts): its attempts' log lines and events carry it. */
+  correlationId?: string | null;
 }
 
 export function encodeSendJob(input: SendJobInput): string {
   const payload: Record<string, unknown> = { message_id: String(input.messageId), contact_id: String(input.contactId) };
   if (input.rate !== null) payload.rate = input.rate;
+  if (input.correlationId) payload.correlation_id = input.correlationId;
   return JSON.stringify(payload);
 }
 
@@ -49,6 +52,7 @@ export function sendJobRows(
     messageId: number;
     contactId: number;
     metadata: Metadata | undefined;
+    correlationId?: string | null;
   },
   now: number,
   nextId: () => number,
@@ -60,7 +64,12 @@ export function sendJobRows(
     channel_id: job.channelId,
     message_id: job.messageId,
     kind: SEND_JOB_KIND,
-    payload: encodeSendJob({ messageId: job.messageId, contactId: job.contactId, rate: sendRateOf(job.channelType, job.channelConfig) }),
+    payload: encodeSendJob({
+      messageId: job.messageId,
+      contactId: job.contactId,
+      rate: sendRateOf(job.channelType, job.channelConfig),
+      correlationId: job.correlationId ?? null,
+    }),
     status: 'pending',
     attempts: 0,
     max_attempts: SEND_MAX_ATTEMPTS,
@@ -71,5 +80,12 @@ export function sendJobRows(
     updated_at: now,
   };
   if (ttlMs === null) return [send];
-  return [send, deadlineJobRow({ id: nextId(), accountId: job.accountId, channelId: job.channelId, messageId: job.messageId }, now + ttlMs, now)];
+  return [
+    send,
+    deadlineJobRow(
+      { id: nextId(), accountId: job.accountId, channelId: job.channelId, messageId: job.messageId, correlationId: job.correlationId ?? null },
+      now + ttlMs,
+      now,
+    ),
+  ];
 }

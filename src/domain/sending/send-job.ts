@@ -15,6 +15,7 @@ import { messageFailedEvent, storedFailure } from '../messages/failed-event.js';
 import { SEND_JOB_KIND, encodeSendJob, sendRateOf, type SendJobInput } from './send-job-row.js';
 import { sendRetryDelayMs } from './send-policy.js';
 import { SendingMessageReader } from './message-reader.js';
+import { storedCorrelationId } from '../../lib/correlation.js';
 
 export interface SendJobDeps {
   store: Store;
@@ -34,10 +35,15 @@ const EXHAUSTED_REASON = 'No attempt to send it succeeded.';
 const MAX_RATES_KEPT = 10_000;
 
 function decodeSendJob(payload: string): SendJobInput {
-  const value = JSON.parse(payload) as { message_id?: unknown; contact_id?: unknown; rate?: unknown };
+  const value = JSON.parse(payload) as { message_id?: unknown; contact_id?: unknown; rate?: unknown; correlation_id?: unknown };
   const messageId = Number(value.message_id);
   if (!Number.isSafeInteger(messageId) || messageId <= 0) throw new Error('no message_id');
-  return { messageId, contactId: Number(value.contact_id), rate: typeof value.rate === 'number' && value.rate > 0 ? value.rate : null };
+  return {
+    messageId,
+    contactId: Number(value.contact_id),
+    rate: typeof value.rate === 'number' && value.rate > 0 ? value.rate : null,
+    correlationId: storedCorrelationId(value.correlation_id),
+  };
 }
 
 function recipientOf(message: SendingMessage): Recipient {
@@ -76,6 +82,7 @@ export function sendJobKind(deps: SendJobDeps): JobKind<SendJobInput> {
 
   async function fail(
     job: { accountId: number },
+    input: SendJobInput,
     message: SendingMessage,
     channel: Channel,
     code: MessageFailedCode,
@@ -85,14 +92,15 @@ export function sendJobKind(deps: SendJobDeps): JobKind<SendJobInput> {
     await deps.store.transaction(async (tx) => {
       if (!(await tx.messages.markFailed(job.accountId, message.id, storedFailure(code, reason), 'queued'))) return;
       const contact = { id: message.contact_id, phone_number: message.phone_number, user_ref: message.user_ref };
-      const appended = await deps.outbox.append(tx, messageFailedEvent(channel, contact, message.id, code));
+      const event = messageFailedEvent(channel, contact, message.id, code);
+      const appended = await deps.outbox.append(tx, { ...event, correlationId: input.correlationId ?? null });
       wake = appended.deliveryId !== null;
     });
     if (wake) deps.outbox.wake();
   }
 
   /** A failed attempt: tried again while attempts and time are left, else the message fails. */
-  async function failed(job: ClaimedJob, message: SendingMessage, channel: Channel, failure: PlatformFailure): Promise<JobResult> {
+  async function failed(job: ClaimedJob, input: SendJobInput, message: SendingMessage, channel: Channel, failure: PlatformFailure): Promise<JobResult> {
     const error = `${failure.code}: ${failure.message}`;
     if (failure.retryable) {
       const delay = sendRetryDelayMs(job.attempts, failure.retryAfterMs, random);
@@ -107,10 +115,10 @@ export function sendJobKind(deps: SendJobDeps): JobKind<SendJobInput> {
           ...(failure.retryAfterMs !== undefined ? { pauseChannelMs: failure.retryAfterMs } : {}),
         };
       }
-      await fail(job, message, channel, expired ? 4 : messageFailedCode(channel.type, failure.code), failure.message);
+      await fail(job, input, message, channel, expired ? 4 : messageFailedCode(channel.type, failure.code), failure.message);
       return { ok: false, retryable: false, error };
     }
-    await fail(job, message, channel, messageFailedCode(channel.type, failure.code), failure.message);
+    await fail(job, input, message, channel, messageFailedCode(channel.type, failure.code), failure.message);
     return { ok: false, retryable: false, error };
   }
 
@@ -151,7 +159,11 @@ export function sendJobKind(deps: SendJobDeps): JobKind<SendJobInput> {
     if (!message || message.status !== 'queued') return;
     const channel = await deps.channels.find(job.accountId, message.channel_id);
     if (!channel) return;
-    if (job.reason === 'expired') return fail(job, message, channel, 4, undefined);
+    deps.logger.warn(
+      { correlationId: input.correlationId ?? null, jobId: job.id, messageId: String(message.id), attempts: job.attempts, outcome: job.reason },
+      'send job ended without sending',
+    );
+    if (job.reason === 'expired') return fail(job, input, message, channel, 4, undefined);
     // Its last attempt may have reached the platform before its process died.
     const lookup = job.attempts > 0 ? deps.connectors.role(channel.type, 'sentLookup') : undefined;
     if (lookup) {
@@ -163,7 +175,35 @@ export function sendJobKind(deps: SendJobDeps): JobKind<SendJobInput> {
         return;
       }
     }
-    await fail(job, message, channel, 1, EXHAUSTED_REASON);
+    await fail(job, input, message, channel, 1, EXHAUSTED_REASON);
+  }
+
+  /**
+   * The one log line of an attempt, with the correlation id of the request that sent the message:
+   * `sent` (with the platform's id), `retry`, `failed`, or `skipped` (the message was gone or
+   * settled already). Never the content or the recipient.
+   */
+  function logAttempt(input: SendJobInput, job: ClaimedJob, result: JobResult, ms: number): void {
+    const line: Record<string, unknown> = {
+      correlationId: input.correlationId ?? null,
+      jobId: job.id,
+      messageId: String(input.messageId),
+      channelId: job.channelId,
+      attempt: job.attempts,
+      ms: Math.round(ms),
+    };
+    if (result.ok) {
+      line.outcome = result.sent ? 'sent' : 'skipped';
+      if (result.sent) line.externalId = result.sent.externalId;
+      deps.logger.info(line, 'send job attempt');
+      return;
+    }
+    line.outcome = result.retryable ? 'retry' : 'failed';
+    line.error = result.error;
+    if (result.retryable) {
+      if (result.retryAfterMs !== undefined) line.retryInMs = result.retryAfterMs;
+      deps.logger.info(line, 'send job attempt');
+    } else deps.logger.warn(line, 'send job attempt');
   }
 
   return {
@@ -178,49 +218,51 @@ export function sendJobKind(deps: SendJobDeps): JobKind<SendJobInput> {
       await messages.readAhead(keys);
     },
     async handle(input, job): Promise<JobResult> {
-      const message = await messages.read(job.accountId, input.messageId);
-      // Deleted with its contact or channel: dropped, never sent. Already sent or failed: done.
-      if (!message || message.status !== 'queued') return { ok: true };
-      const channel = await deps.channels.find(job.accountId, message.channel_id);
-      if (!channel) return { ok: true };
-      if (rates.size >= MAX_RATES_KEPT && !rates.has(job.channelId)) rates.clear();
-      rates.set(job.channelId, sendRateOf(channel.type, channel.config));
-      const sender = deps.connectors.role(channel.type, 'sender');
-      if (!sender) {
-        return failed(job, message, channel, {
-          ok: false,
-          retryable: true,
-          code: 'no_connector',
-          message: `This service has no ${channel.type} connector to send with.`,
-        });
-      }
-      const context = channelContextOf(channel);
-      if (job.attempts > 1) {
-        const lookup = deps.connectors.role(channel.type, 'sentLookup');
-        if (lookup) {
-          const found = await lookup.findSent(context, String(message.id), { since: message.created_at, recipient: recipientOf(message) });
-          // A lookup that cannot tell is no reason to send again: the attempt fails and is retried.
-          if (!found.ok) return failed(job, message, channel, found);
-          if (found.value) {
-            deps.logger.info(
-              { message: String(message.id), externalIds: found.value.externalIds },
-              'the platform had the message already: recorded, not sent again',
-            );
-            return sent(job, message, found.value.externalIds);
-          }
-        }
-      }
-      const now = deps.clock.now();
-      const conversation = await conversationOf(job.accountId, message);
-      const result = await sender.send(context, recipientOf(message), {
-        id: String(message.id),
-        content: JSON.parse(message.content) as Content,
-        ...(message.metadata === null ? {} : { metadata: JSON.parse(message.metadata) as Metadata }),
-        ...(job.expiresAt === null ? {} : { ttlMs: Math.max(1000, job.expiresAt - now) }),
-        ...(conversation ? { conversation } : {}),
-      });
-      if (result.ok) return sent(job, message, result.value.externalIds);
-      return failed(job, message, channel, result);
+      const started = performance.now();
+      const result = await attempt(input, job);
+      logAttempt(input, job, result, performance.now() - started);
+      return result;
     },
   };
+
+  async function attempt(input: SendJobInput, job: ClaimedJob): Promise<JobResult> {
+    const message = await messages.read(job.accountId, input.messageId);
+    // Deleted with its contact or channel: dropped, never sent. Already sent or failed: done.
+    if (!message || message.status !== 'queued') return { ok: true };
+    const channel = await deps.channels.find(job.accountId, message.channel_id);
+    if (!channel) return { ok: true };
+    if (rates.size >= MAX_RATES_KEPT && !rates.has(job.channelId)) rates.clear();
+    rates.set(job.channelId, sendRateOf(channel.type, channel.config));
+    const sender = deps.connectors.role(channel.type, 'sender');
+    if (!sender) {
+      return failed(job, input, message, channel, {
+        ok: false,
+        retryable: true,
+        code: 'no_connector',
+        message: `This service has no ${channel.type} connector to send with.`,
+      });
+    }
+    const context = channelContextOf(channel);
+    if (job.attempts > 1) {
+      const lookup = deps.connectors.role(channel.type, 'sentLookup');
+      if (lookup) {
+        const found = await lookup.findSent(context, String(message.id), { since: message.created_at, recipient: recipientOf(message) });
+        // A lookup that cannot tell is no reason to send again: the attempt fails and is retried.
+        if (!found.ok) return failed(job, input, message, channel, found);
+        // The platform had the message already: recorded, not sent again.
+        if (found.value) return sent(job, message, found.value.externalIds);
+      }
+    }
+    const now = deps.clock.now();
+    const conversation = await conversationOf(job.accountId, message);
+    const result = await sender.send(context, recipientOf(message), {
+      id: String(message.id),
+      content: JSON.parse(message.content) as Content,
+      ...(message.metadata === null ? {} : { metadata: JSON.parse(message.metadata) as Metadata }),
+      ...(job.expiresAt === null ? {} : { ttlMs: Math.max(1000, job.expiresAt - now) }),
+      ...(conversation ? { conversation } : {}),
+    });
+    if (result.ok) return sent(job, message, result.value.externalIds);
+    return failed(job, input, message, channel, result);
+  }
 }

@@ -15,6 +15,7 @@ import { nlp } from './013_nlp.js';
 import { adminUserEmailPerAccount } from './014_admin_user_email_per_account.js';
 import { inboundSignatureBindings } from './015_inbound_signature_bindings.js';
 import { serviceMeta } from './016_service_meta.js';
+import { correlationIds } from './017_correlation_ids.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -37,6 +38,7 @@ export const MIGRATIONS: Migration[] = [
   adminUserEmailPerAccount,
   inboundSignatureBindings,
   serviceMeta,
+  correlationIds,
 ];
 
 export const migrationProvider: MigrationProvider = {

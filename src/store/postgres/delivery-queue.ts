@@ -72,7 +72,7 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
       UPDATE deliveries d SET locked_until = ${r.leaseUntil}, lease_id = ${r.leaseId}, locked_by = ${r.instanceId}
       FROM picked p, events e
       WHERE d.id = p.id AND e.id = d.event_id
-      RETURNING d.id, d.event_id, d.account_id, d.channel_id, d.webhook_id, d.attempts, e.type AS event_type, e.body`.execute(this.wdb);
+      RETURNING d.id, d.event_id, d.account_id, d.channel_id, d.webhook_id, d.attempts, e.type AS event_type, e.body, e.correlation_id`.execute(this.wdb);
     return toClaimed(rows);
   }
 

@@ -26,7 +26,8 @@ const claimSql = (scanLimit: number, perChannel: number, perAccount: number, lim
     LIMIT ${limit})
   RETURNING id, event_id, account_id, channel_id, webhook_id, attempts,
     (SELECT type FROM events WHERE events.id = deliveries.event_id) AS event_type,
-    (SELECT body FROM events WHERE events.id = deliveries.event_id) AS body`;
+    (SELECT body FROM events WHERE events.id = deliveries.event_id) AS body,
+    (SELECT correlation_id FROM events WHERE events.id = deliveries.event_id) AS correlation_id`;
 
 function int(n: number): number {
   if (!Number.isSafeInteger(n) || n < 1) throw new Error(`claim limits must be positive integers (got ${n})`);
