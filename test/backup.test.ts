@@ -131,7 +131,8 @@ describe('parley backup and restore (sqlite)', () => {
     assert.equal(made.integrity, 'ok');
     assert.equal(made.key, 'file');
     assert.equal(made.key_file, `${file}.key`);
-    assert.equal(made.files_copied, 1);
+    // The stored file, and the marker the first start wrote into FILES_DIR (a restored server looks for it).
+    assert.equal(made.files_copied, 2);
     assert.equal(readFileSync(`${file}.key`, 'utf8'), readFileSync(join(db.dataDir, 'encryption.key'), 'utf8'));
     assert.equal(mode(file), 0o600);
     assert.equal(mode(`${file}.key`), 0o600);
@@ -158,7 +159,7 @@ describe('parley backup and restore (sqlite)', () => {
         key: 'written',
         key_file: join(newDir, 'encryption.key'),
         files: join(newDir, 'files'),
-        files_copied: 1,
+        files_copied: 2, // the file and the files marker
       },
     );
     assert.deepEqual(integrity(newEnv.DATABASE_URL), ['ok']);
