@@ -11,6 +11,7 @@
 import type { Insertable } from 'kysely';
 import { loadConfig } from '../../src/config.js';
 import { createRuntime } from '../../src/runtime.js';
+import { sendTarget } from '../shared/send-target.js';
 import { IdGenerator } from '../../src/lib/ids.js';
 import type { Database } from '../../src/store/schema.js';
 import type { RetentionCounts } from '../../src/domain/retention/purge.js';
@@ -36,15 +37,7 @@ const config = loadConfig({
   ...(process.env.RETENTION_BATCH_PAUSE_MS ? { RETENTION_BATCH_PAUSE_MS: process.env.RETENTION_BATCH_PAUSE_MS } : {}),
 });
 const runtime = await createRuntime(config);
-const { accounts, channels } = runtime.services;
-const account = await accounts.createAccount({ name: 'bench', plan: 'enterprise', hourlyLimit: 1_000_000_000, concurrency: 10_000 });
-const { accessToken } = await accounts.createToken(account.id);
-const channel = await channels.create(account.id, {
-  type: 'mobile',
-  name: 'bench',
-  mode: 'test',
-  provider: { type: 'smsprovider', sender_id: 'Parley', access_token: 'bench', signing_key: 'bench' },
-});
+const { account, accessToken, channel } = await sendTarget(runtime);
 
 /** Writes the backlog in transactions of 1,000 messages (5,000 rows). */
 async function seed(): Promise<number> {

@@ -6,6 +6,7 @@
  */
 import { loadConfig } from '../../src/config.js';
 import { createRuntime } from '../../src/runtime.js';
+import { sendTarget } from '../shared/send-target.js';
 
 const databaseUrl = process.env.BENCH_DATABASE_URL;
 const dataDir = process.env.BENCH_DATA_DIR;
@@ -21,15 +22,7 @@ const config = loadConfig({
   BOOTSTRAP_ACCOUNT: 'false',
 });
 const runtime = await createRuntime(config);
-const { accounts, channels } = runtime.services;
-const account = await accounts.createAccount({ name: 'bench', plan: 'enterprise', hourlyLimit: 1_000_000_000, concurrency: 10_000 });
-const { accessToken } = await accounts.createToken(account.id);
-const channel = await channels.create(account.id, {
-  type: 'mobile',
-  name: 'bench',
-  mode: 'test',
-  provider: { type: 'smsprovider', sender_id: 'Parley', access_token: 'bench', signing_key: 'bench' },
-});
+const { accessToken, channel } = await sendTarget(runtime);
 await runtime.app.listen({ port: 0, host: '127.0.0.1' });
 const address = runtime.app.server.address();
 const port = typeof address === 'object' && address ? address.port : 0;

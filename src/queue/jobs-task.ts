@@ -1,6 +1,6 @@
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
-import type { ClaimedJob, EndedJob, JobEndReason, JobOutcome, JobQueue, NewJob, SentMark } from '../store/job-queue.js';
+import type { ClaimedJob, EndedJob, JobClaimRequest, JobEndReason, JobOutcome, JobQueue, NewJob, SentMark } from '../store/job-queue.js';
 import { RateAdmission } from './rate-admission.js';
 import type { Lease, TaskContext, TaskKind, TaskSource } from './task.js';
 
@@ -171,9 +171,9 @@ export class JobsTask implements TaskKind<ClaimedJob, ClaimedJob, JobOutcome>, T
     this.leaseMs = o.leaseMs;
   }
 
-  async claim(lease: Lease, limit: number): Promise<ClaimedJob[]> {
-    if (this.o.perAccount) return this.claimByAccount(lease, limit);
-    const jobs = await this.o.queue.claim({
+  /** A claim of up to `limit` due jobs of this task's kinds under `lease`. */
+  private claimRequest(lease: Lease, limit: number): JobClaimRequest {
+    return {
       kinds: this.o.kinds.names(),
       now: this.o.clock.now(),
       leaseNow: lease.now,
@@ -181,8 +181,12 @@ export class JobsTask implements TaskKind<ClaimedJob, ClaimedJob, JobOutcome>, T
       leaseId: lease.id,
       instanceId: lease.instanceId,
       limit,
-      skipChannels: this.admission.saturated(),
-    });
+    };
+  }
+
+  async claim(lease: Lease, limit: number): Promise<ClaimedJob[]> {
+    if (this.o.perAccount) return this.claimByAccount(lease, limit);
+    const jobs = await this.o.queue.claim({ ...this.claimRequest(lease, limit), skipChannels: this.admission.saturated() });
     this.admission.more = jobs.length >= limit;
     this.prefetch(jobs);
     return jobs;
@@ -195,17 +199,7 @@ export class JobsTask implements TaskKind<ClaimedJob, ClaimedJob, JobOutcome>, T
    */
   private async claimByAccount(lease: Lease, limit: number): Promise<ClaimedJob[]> {
     const jobs: ClaimedJob[] = [];
-    const one = (skipAccounts: number[]) =>
-      this.o.queue.claim({
-        kinds: this.o.kinds.names(),
-        now: this.o.clock.now(),
-        leaseNow: lease.now,
-        leaseUntil: lease.until,
-        leaseId: lease.id,
-        instanceId: lease.instanceId,
-        limit: 1,
-        perAccount: { skipAccounts },
-      });
+    const one = (skipAccounts: number[]) => this.o.queue.claim({ ...this.claimRequest(lease, 1), perAccount: { skipAccounts } });
     while (jobs.length < limit) {
       const busy = [...this.heldByAccount.keys(), ...jobs.map((job) => job.accountId)];
       let got = await one([...busy, ...this.served]);
