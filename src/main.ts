@@ -42,7 +42,12 @@ export async function serve(config: Config): Promise<Runtime> {
   if (config.role !== 'worker') {
     await runtime.app.listen({ port: config.port, host: config.host });
   }
-  runtime.logger.info({ role: config.role, store: runtime.store.dialect, instance: runtime.store.instanceId, publicUrl: config.publicUrl }, 'parley started');
+  // The health checks and /metrics on an address of their own (a worker's only listener).
+  const operations = runtime.operationsApp ? await runtime.operationsApp.listen({ port: config.operations.port ?? 0, host: config.operations.host }) : null;
+  runtime.logger.info(
+    { role: config.role, store: runtime.store.dialect, instance: runtime.store.instanceId, publicUrl: config.publicUrl, ...(operations ? { operations } : {}) },
+    'parley started',
+  );
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

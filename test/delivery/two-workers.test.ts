@@ -49,7 +49,7 @@ for (const { dialect, skip } of await dialects()) {
         channels.push(await services.channels.create(account.id, { type: 'service_chat', name: `c${i}`, webhook: { url: receiver.url(`/c${i}`) } }));
       }
       // Polling is all but off: the workers learn of new events only from the API process's NOTIFY.
-      const env = baseEnv(db, { ROLE: 'worker', WORKER_POLL_MS: '600000' });
+      const env = baseEnv(db, { ROLE: 'worker', WORKER_POLL_MS: '600000', METRICS_PORT: '0' });
       workers.push(spawnServer(env), spawnServer(env));
       await Promise.all(workers.map((w) => w.waitForLine(/parley started/)));
 

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Database } from '../schema.js';
 import { KyselyStore } from '../base.js';
-import type { RateCounter } from '../store.js';
+import type { PoolUse, RateCounter } from '../store.js';
 import { MAX_INSTANCES } from '../../lib/ids.js';
 import type { DeliveryQueue } from '../delivery-queue.js';
 import { PostgresDeliveryQueue } from './delivery-queue.js';
@@ -89,6 +89,11 @@ export class PostgresStore extends KyselyStore {
     const bus = new PostgresClusterBus(this.connections.clusterPool(), this.connections.pool, onError);
     this.buses.add(bus);
     return bus;
+  }
+
+  override poolUse(): PoolUse {
+    const { totalCount, idleCount, waitingCount } = this.connections.pool;
+    return { total: totalCount, idle: idleCount, waiting: waitingCount };
   }
 
   async ping(): Promise<void> {
