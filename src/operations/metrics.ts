@@ -58,6 +58,8 @@ export class Metrics {
   private readonly platformDuration: Histogram<'platform'>;
   private readonly inboundCalls: Counter<'type' | 'verdict'>;
   private readonly chatSessions: Gauge;
+  /** The queue depths of the scrape under way (empty when the store did not answer). */
+  private depths: Promise<readonly QueueDepth[]> | null = null;
 
   constructor(sources: ScrapeSources) {
     const registers = [this.registry];
@@ -139,17 +141,8 @@ export class Metrics {
 
     const { queueDepths, pool, nlp, now } = sources;
     if (queueDepths) {
-      // One bounded read of the store per scrape, shared by both gauges (and by scrapes within a second).
-      let last: { at: number; depths: Promise<readonly QueueDepth[]> } | null = null;
-      const read = () => {
-        const at = performance.now();
-        if (!last || at - last.at > 1000) {
-          const depths = queueDepths();
-          last = { at, depths };
-          depths.catch(() => (last = null));
-        }
-        return last.depths;
-      };
+      // One bounded read of the store per scrape, shared by both gauges (text() starts a new one).
+      const read = () => (this.depths ??= queueDepths().catch(() => []));
       new Gauge({
         name: 'parley_queue_due_items',
         help: 'Items due and waiting in each queue (counted up to a bound), read from the store on scrape.',
@@ -157,7 +150,7 @@ export class Metrics {
         registers,
         async collect() {
           this.reset();
-          for (const q of await read().catch(() => [])) this.set({ queue: q.queue }, q.due);
+          for (const q of await read()) this.set({ queue: q.queue }, q.due);
         },
       });
       new Gauge({
@@ -168,7 +161,7 @@ export class Metrics {
         async collect() {
           this.reset();
           const at = now();
-          for (const q of await read().catch(() => [])) this.set({ queue: q.queue }, q.oldestDueAt === null ? 0 : Math.max(0, at - q.oldestDueAt) / 1000);
+          for (const q of await read()) this.set({ queue: q.queue }, q.oldestDueAt === null ? 0 : Math.max(0, at - q.oldestDueAt) / 1000);
         },
       });
     }
@@ -265,6 +258,7 @@ export class Metrics {
   }
 
   text(): Promise<string> {
+    this.depths = null;
     return this.registry.metrics();
   }
 }
