@@ -443,6 +443,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   );
   let jobsStarted = false;
   let jobsRunner: QueueRunner<unknown, unknown, unknown> | null = null;
+  let trainingRunner: QueueRunner<unknown, unknown, unknown> | null = null;
+  // The queues of this role: not ready until startWorkers() runs them, nor once they stop.
+  if (config.role !== 'api') {
+    readiness.worksQueue('webhooks', () => deliveryWorker?.active ?? false);
+    readiness.worksQueue('jobs', () => jobsRunner?.active ?? false);
+    readiness.worksQueue('nlp_training', () => trainingRunner?.active ?? false);
+  }
   const stopSweeper = () => uploadSweeper.stop();
 
   return {
@@ -483,7 +490,6 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
           onOutcome: (outcome, latencyMs) => metrics.webhook(outcome, latencyMs),
         });
         deliveryWorker = worker;
-        readiness.worksQueue('webhooks', () => worker.active);
         const unsubscribe = services.outbox.onWake(() => worker.wake());
         worker.start();
         stoppers.push(async () => {
@@ -533,14 +539,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         });
         jobsStarted = true;
         jobsRunner = runner as QueueRunner<unknown, unknown, unknown>;
+        trainingRunner = training as QueueRunner<unknown, unknown, unknown>;
         wakeJobs = () => {
           runner.wake();
           training.wake();
         };
         runner.start();
         training.start();
-        readiness.worksQueue('jobs', () => runner.active);
-        readiness.worksQueue('nlp_training', () => training.active);
+
         stoppers.push(
           () => runner.stop(),
           () => training.stop(),

@@ -168,7 +168,7 @@ for (const { dialect, skip } of await dialects()) {
     const TOKEN = 'metrics-scraper-token-0123456789';
 
     before(async () => {
-      s = await startTestServer(dialect, { env: { METRICS_TOKEN: TOKEN, METRICS_PORT: '0', METRICS_HOST: '127.0.0.1' } });
+      s = await startTestServer(dialect, { workers: true, env: { METRICS_TOKEN: TOKEN, METRICS_PORT: '0', METRICS_HOST: '127.0.0.1' } });
     });
     after(async () => s?.close());
 

@@ -9,7 +9,8 @@ for (const { dialect, skip } of await dialects()) {
     let s: TestServer;
     let anonymous: ApiClient;
     before(async () => {
-      s = await startTestServer(dialect);
+      // With its workers, as `parley serve` runs them: readiness asks for the role's queues.
+      s = await startTestServer(dialect, { workers: true });
       anonymous = new ApiClient(s.origin, null);
     });
     after(async () => s?.close());

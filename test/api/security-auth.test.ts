@@ -13,7 +13,8 @@ for (const { dialect, skip } of await dialects()) {
     let anonymous: ApiClient;
     let host: string;
     before(async () => {
-      s = await startTestServer(dialect);
+      // With its workers, as `parley serve` runs them: readiness asks for the role's queues.
+      s = await startTestServer(dialect, { workers: true });
       anonymous = new ApiClient(s.origin, null);
       host = new URL(s.origin).host;
     });
