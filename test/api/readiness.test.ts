@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { PG_ADMIN_URL, dialects, createTestDatabase, type TestDatabase } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/runtime.js';
+import { freePort, startTestServer, type TestServer } from '../helpers/runtime.js';
+import { baseEnv, startServerProcess } from '../helpers/processes.js';
 import { eventually } from '../helpers/waits.js';
 import { loadConfig } from '../../src/config.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
@@ -95,6 +96,20 @@ for (const { dialect, skip } of await dialects()) {
       const names = new Set(parseMetrics(await metrics.text()).map((x) => x.name));
       assert.ok(names.has('parley_queue_due_items') && names.has('nodejs_eventloop_lag_seconds'), [...names].join(' '));
       assert.equal((await fetch(`${origin}/v1/channels`)).status, 404);
+    });
+
+    test('`parley serve` as a worker answers /healthz, /readyz and /metrics on its PORT, and stops cleanly on SIGTERM', async () => {
+      const port = await freePort();
+      const worker = await startServerProcess({ ...baseEnv(db), ROLE: 'worker', LOG_LEVEL: 'warn' }, port);
+      try {
+        assert.equal((await readyz(worker.origin)).status, 200);
+        assert.equal((await fetch(`${worker.origin}/healthz`)).status, 200);
+        const metrics = await fetch(`${worker.origin}/metrics`);
+        assert.equal(metrics.status, 200);
+        assert.ok(parseMetrics(await metrics.text()).some((x) => x.name === 'parley_queue_due_items'));
+      } finally {
+        assert.equal(await worker.stop('SIGTERM'), 0, worker.output());
+      }
     });
 
     test('a worker with no METRICS_PORT listens on PORT; an API process may not give both the same port', () => {
