@@ -444,12 +444,15 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   let jobsStarted = false;
   let jobsRunner: QueueRunner<unknown, unknown, unknown> | null = null;
   let trainingRunner: QueueRunner<unknown, unknown, unknown> | null = null;
-  // The queues of this role: not ready until startWorkers() runs them, nor once they stop.
-  if (config.role !== 'api') {
+  // The queues of this role: not ready while they are not worked. A worker process exists for them
+  // alone, so it expects them from the start; an `all` process from startWorkers() on (`parley
+  // serve` calls it before listening; embedded without workers, it serves the API only).
+  const expectQueues = () => {
     readiness.worksQueue('webhooks', () => deliveryWorker?.active ?? false);
     readiness.worksQueue('jobs', () => jobsRunner?.active ?? false);
     readiness.worksQueue('nlp_training', () => trainingRunner?.active ?? false);
-  }
+  };
+  if (config.role === 'worker') expectQueues();
   const stopSweeper = () => uploadSweeper.stop();
 
   return {
@@ -470,6 +473,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     nlpStats: () => ({ ...classifier.stats.totals }),
     sweepUploads: () => uploadSweeper.sweep(),
     startWorkers() {
+      if (config.role !== 'api') expectQueues();
       if (config.role !== 'api' && !deliveryWorker) {
         const hook = config.webhook;
         const worker = new DeliveryWorker({

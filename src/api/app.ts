@@ -128,15 +128,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
  * a request no route matched is observed by the app's own hook, without its URL.
  */
 function observeRequests(app: FastifyInstance, metrics: RequestMetrics): void {
+  const observers = new WeakSet<onResponseHookHandler>();
   app.addHook('onRoute', (route) => {
     const template = route.url;
     const observe: onResponseHookHandler = (request, reply, done) => {
       metrics.request(request.method, template, reply.statusCode, reply.elapsedTime / 1000);
       done();
     };
-    const own = route.onResponse;
-    route.onResponse =
-      own === undefined ? [observe] : Array.isArray(own) ? [...(own as onResponseHookHandler[]), observe] : [own as onResponseHookHandler, observe];
+    observers.add(observe);
+    // A HEAD route Fastify derives from a GET comes here with the GET's hooks: one observer each.
+    const own = route.onResponse === undefined ? [] : Array.isArray(route.onResponse) ? route.onResponse : [route.onResponse];
+    route.onResponse = [...(own as onResponseHookHandler[]).filter((hook) => !observers.has(hook)), observe];
   });
   app.addHook('onResponse', (request, reply, done) => {
     if (request.is404) metrics.request(request.method, undefined, reply.statusCode, reply.elapsedTime / 1000);

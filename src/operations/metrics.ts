@@ -35,6 +35,20 @@ const DELIVERY_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300
 /** The route label of a request that matched no route (its URL would make the labels unbounded). */
 const UNMATCHED = 'unmatched';
 
+let processMetrics: Registry | null = null;
+
+/**
+ * The client library's default metrics (CPU, memory, heap, event-loop lag, GC): of the process,
+ * so made once however many runtimes it holds (its monitors cannot be stopped).
+ */
+function processRegistry(): Registry {
+  if (!processMetrics) {
+    processMetrics = new Registry();
+    collectDefaultMetrics({ register: processMetrics });
+  }
+  return processMetrics;
+}
+
 /**
  * The process's metrics in the Prometheus text format, on a registry of its own (several
  * runtimes in one test process do not share counters). Every label is from a closed set or the
@@ -62,8 +76,9 @@ export class Metrics {
   private depths: Promise<readonly QueueDepth[]> | null = null;
 
   constructor(sources: ScrapeSources) {
+    // Started with the runtime, so the event-loop and GC numbers cover the time before the first scrape.
+    processRegistry();
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry });
     this.httpDuration = new Histogram({
       name: 'parley_http_request_duration_seconds',
       help: 'HTTP requests by route template, method and status, with their duration.',
@@ -254,11 +269,11 @@ export class Metrics {
   }
 
   get contentType(): string {
-    return this.registry.contentType;
+    return Registry.PROMETHEUS_CONTENT_TYPE;
   }
 
   text(): Promise<string> {
     this.depths = null;
-    return this.registry.metrics();
+    return Registry.merge([processRegistry(), this.registry]).metrics();
   }
 }

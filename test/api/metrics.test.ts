@@ -97,11 +97,17 @@ for (const { dialect, skip } of await dialects()) {
     test('requests are labelled by route template, never by an id or a URL; unmatched paths share one label', async () => {
       assert.equal((await s.api.get(`/v1/channels/${channel.id}`)).status, 200);
       assert.equal((await s.api.get(`/v1/messages/${messageIds[1]!}`)).status, 200);
+      assert.equal((await s.api.request('HEAD', `/v1/channels/${channel.id}`)).status, 200);
       assert.equal((await fetch(`${s.origin}/no/such/path/${channel.id}`)).status, 404);
       const text = await (await fetch(`${s.origin}/metrics`)).text();
       const samples = parseMetrics(text);
       assert.equal(valueOf(samples, 'parley_http_request_duration_seconds_count', { method: 'GET', route: '/v1/channels/:channel_id', status: '200' }), 1);
       assert.equal(valueOf(samples, 'parley_http_request_duration_seconds_count', { method: 'GET', route: '/v1/messages/:message_id', status: '200' }), 1);
+      assert.equal(
+        valueOf(samples, 'parley_http_request_duration_seconds_count', { method: 'HEAD', route: '/v1/channels/:channel_id', status: '200' }),
+        1,
+        'once',
+      );
       assert.equal(valueOf(samples, 'parley_http_request_duration_seconds_count', { method: 'GET', route: 'unmatched', status: '404' }), 1);
       for (const id of [channel.id, ...messageIds]) assert.ok(!text.includes(id), `no label names ${id}`);
       for (const sample of samples) for (const value of Object.values(sample.labels)) assert.doesNotMatch(value, /[0-9]{6,}/, `${sample.name} ${value}`);

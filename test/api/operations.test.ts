@@ -9,8 +9,7 @@ for (const { dialect, skip } of await dialects()) {
     let s: TestServer;
     let anonymous: ApiClient;
     before(async () => {
-      // With its workers, as `parley serve` runs them: readiness asks for the role's queues.
-      s = await startTestServer(dialect, { workers: true });
+      s = await startTestServer(dialect);
       anonymous = new ApiClient(s.origin, null);
     });
     after(async () => s?.close());

@@ -13,8 +13,7 @@ for (const { dialect, skip } of await dialects()) {
     let anonymous: ApiClient;
     let host: string;
     before(async () => {
-      // With its workers, as `parley serve` runs them: readiness asks for the role's queues.
-      s = await startTestServer(dialect, { workers: true });
+      s = await startTestServer(dialect);
       anonymous = new ApiClient(s.origin, null);
       host = new URL(s.origin).host;
     });
