@@ -9,6 +9,7 @@ import { createSmsproviderStandIn } from '../../sandbox/smsprovider/server.js';
 import { http } from '../connectors/helpers/harness.js';
 import { send } from './messages-fixtures.js';
 import { parseMetrics, scrape, valueOf, type Sample } from './metrics-scrape.js';
+import { openChat } from '../chat/helpers/chat-clients.js';
 
 /**
  * /metrics after a known load, on both stores: sends through the queue to the smsprovider
@@ -113,7 +114,23 @@ for (const { dialect, skip } of await dialects()) {
       for (const sample of samples) for (const value of Object.values(sample.labels)) assert.doesNotMatch(value, /[0-9]{6,}/, `${sample.name} ${value}`);
     });
 
-    test("the process's own metrics (event loop, heap, GC), the chat sessions, NLP outcomes and the store's pool are there", async () => {
+    test('web chat sessions: counted while connected, and no longer once gone', async () => {
+      const PAGE = 'https://shop.example.com';
+      const { body } = await s.api.post('/v1/channels', { type: 'service_chat', name: 'Web chat' });
+      assert.equal((await s.api.patch(`/v1/channels/${body.id}/settings`, { domains_whitelist: [PAGE] })).status, 200);
+      const first = await openChat(s.origin, { version: 4, channelId: body.id, origin: PAGE });
+      const second = await openChat(s.origin, { version: 4, channelId: body.id, origin: PAGE });
+      assert.equal(valueOf(await scrape(s.origin), 'parley_webchat_sessions_connected'), 2);
+      first.client.close();
+      second.client.close();
+      await eventually(
+        async () => (valueOf(await scrape(s.origin), 'parley_webchat_sessions_connected') === 0 ? true : undefined),
+        10_000,
+        'no session connected',
+      );
+    });
+
+    test("the process's own metrics (event loop, heap, GC), NLP outcomes and the store's pool are there", async () => {
       const samples = await scrape(s.origin);
       const names = new Set(samples.map((x) => x.name));
       for (const name of ['nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes', 'process_cpu_user_seconds_total', 'parley_webchat_sessions_connected'])
@@ -123,7 +140,6 @@ for (const { dialect, skip } of await dialects()) {
         'GC durations',
       );
       assert.equal(valueOf(samples, 'parley_nlp_calls_total', { outcome: 'classified' }), 0);
-      assert.equal(valueOf(samples, 'parley_webchat_sessions_connected'), 0);
       const total = valueOf(samples, 'parley_store_pool_connections', { state: 'total' });
       if (dialect === 'postgres') assert.ok(total !== undefined && total >= 1, 'the query pool');
       else assert.equal(total, undefined, 'SQLite has no pool');
