@@ -10,6 +10,7 @@ import { http } from '../connectors/helpers/harness.js';
 import { send } from './messages-fixtures.js';
 import { parseMetrics, scrape, valueOf, type Sample } from './metrics-scrape.js';
 import { openChat } from '../chat/helpers/chat-clients.js';
+import { Receiver } from '../helpers/receiver.js';
 
 /**
  * /metrics after a known load, on both stores: sends through the queue to the smsprovider
@@ -112,6 +113,32 @@ for (const { dialect, skip } of await dialects()) {
       assert.equal(valueOf(samples, 'parley_http_request_duration_seconds_count', { method: 'GET', route: 'unmatched', status: '404' }), 1);
       for (const id of [channel.id, ...messageIds]) assert.ok(!text.includes(id), `no label names ${id}`);
       for (const sample of samples) for (const value of Object.values(sample.labels)) assert.doesNotMatch(value, /[0-9]{6,}/, `${sample.name} ${value}`);
+    });
+
+    test('a receiver that answers 500 makes a webhook retry, counted as such and not as delivered', async () => {
+      const failing = await Receiver.start();
+      failing.answer = () => ({ status: 500, body: 'down' });
+      try {
+        const { services, store } = s.runtime;
+        const delivered = valueOf(await scrape(s.origin), 'parley_webhook_deliveries_total', { outcome: 'delivered' });
+        const hooked = await services.channels.create(s.accountId, { type: 'service_chat', name: 'Failing hook', webhook: { url: failing.url('/down') } });
+        await store.transaction((tx) =>
+          services.outbox.append(tx, { type: 'message_echo', channel: hooked, contactId: null, data: { channel: { id: hooked.id } } }),
+        );
+        services.outbox.wake();
+        const samples = await eventually(
+          async () => {
+            const got = await scrape(s.origin);
+            return valueOf(got, 'parley_webhook_deliveries_total', { outcome: 'retry' }) === 1 ? got : undefined;
+          },
+          10_000,
+          'one webhook retry',
+        );
+        assert.equal(valueOf(samples, 'parley_webhook_deliveries_total', { outcome: 'delivered' }), delivered, 'none more delivered');
+        assert.equal(valueOf(samples, 'parley_webhook_latency_seconds_count'), delivered, 'latency only of deliveries');
+      } finally {
+        await failing.close();
+      }
     });
 
     test('web chat sessions: counted while connected, and no longer once gone', async () => {
