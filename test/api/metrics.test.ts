@@ -115,6 +115,24 @@ for (const { dialect, skip } of await dialects()) {
       for (const sample of samples) for (const value of Object.values(sample.labels)) assert.doesNotMatch(value, /[0-9]{6,}/, `${sample.name} ${value}`);
     });
 
+    test("a platform's 429 with Retry-After is a retry and a rate-limit wait of that long, and a 4xx platform call", async () => {
+      assert.ok((await http('POST', `${smsBase}/_sandbox/faults`, { endpoint: 'messages', kind: 'rate_limit', retry_after: 30 })).status < 300);
+      const res = await send(s.api, channel.id, { phone_number: '+420601909999' }, TEXT);
+      assert.equal(res.status, 201, res.text);
+      const samples = await eventually(
+        async () => {
+          const got = await scrape(s.origin);
+          return valueOf(got, 'parley_send_jobs_total', { type: 'mobile', outcome: 'retry' }) === 1 ? got : undefined;
+        },
+        10_000,
+        'one send retried',
+      );
+      assert.equal(valueOf(samples, 'parley_send_rate_limited_total', { type: 'mobile' }), 1);
+      assert.equal(valueOf(samples, 'parley_send_rate_limit_wait_seconds_total', { type: 'mobile' }), 30);
+      assert.equal(valueOf(samples, 'parley_platform_calls_total', { platform: 'mobile', status_class: '4xx' }), 1);
+      assert.equal(valueOf(samples, 'parley_send_jobs_total', { type: 'mobile', outcome: 'sent' }), SENDS, 'not sent yet');
+    });
+
     test('a receiver that answers 500 makes a webhook retry, counted as such and not as delivered', async () => {
       const failing = await Receiver.start();
       failing.answer = () => ({ status: 500, body: 'down' });
