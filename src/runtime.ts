@@ -164,6 +164,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     queueDepths: () => store.queueDepths(clock.now()),
     pool: () => store.poolUse(),
     nlp: () => classifier.stats.totals,
+    claims: () => {
+      const out: { queue: string; claims: number; claimMs: number }[] = [];
+      if (deliveryWorker) out.push({ queue: 'webhooks', ...deliveryWorker.stats });
+      if (jobsRunner) out.push({ queue: 'jobs', ...jobsRunner.stats });
+      if (trainingRunner) out.push({ queue: 'nlp_training', ...trainingRunner.stats });
+      return out;
+    },
   });
   const countPlatformCall = (message: unknown) => {
     const call = message as PlatformCallReport;

@@ -21,6 +21,8 @@ export interface ScrapeSources {
   now: () => number;
   queueDepths?: () => Promise<readonly QueueDepth[]>;
   pool?: () => PoolUse | null;
+  /** Each queue runner's claims so far and the time spent in their store queries (ms). */
+  claims?: () => readonly { queue: string; claims: number; claimMs: number }[];
   /** Totals of the NLP outcomes of this process since it started. */
   nlp?: () => { classified: number; failed: number; timedOut: number };
 }
@@ -154,7 +156,30 @@ export class Metrics {
       registers,
     });
 
-    const { queueDepths, pool, nlp, now } = sources;
+    const { queueDepths, pool, nlp, claims, now } = sources;
+    if (claims) {
+      // The runners keep the totals; read on scrape, nothing is timed here.
+      new Counter({
+        name: 'parley_queue_claims_total',
+        help: "Claims this process's queue runners made (each one store query).",
+        labelNames: ['queue'],
+        registers,
+        collect() {
+          this.reset();
+          for (const c of claims()) this.inc({ queue: c.queue }, c.claims);
+        },
+      });
+      new Counter({
+        name: 'parley_queue_claim_seconds_total',
+        help: 'Time the claims waited for the store, in total: divided by the claims, the latency of the claim query.',
+        labelNames: ['queue'],
+        registers,
+        collect() {
+          this.reset();
+          for (const c of claims()) this.inc({ queue: c.queue }, c.claimMs / 1000);
+        },
+      });
+    }
     if (queueDepths) {
       // One bounded read of the store per scrape, shared by both gauges (text() starts a new one).
       const read = () => (this.depths ??= queueDepths().catch(() => []));

@@ -175,7 +175,7 @@ for (const { dialect, skip } of await dialects()) {
       );
     });
 
-    test("the process's own metrics (event loop, heap, GC), NLP outcomes and the store's pool are there", async () => {
+    test("the process's own metrics (event loop, heap, GC), NLP outcomes, the store's pool and claim times are there", async () => {
       const samples = await scrape(s.origin);
       const names = new Set(samples.map((x) => x.name));
       for (const name of ['nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes', 'process_cpu_user_seconds_total', 'parley_webchat_sessions_connected'])
@@ -185,6 +185,10 @@ for (const { dialect, skip } of await dialects()) {
         'GC durations',
       );
       assert.equal(valueOf(samples, 'parley_nlp_calls_total', { outcome: 'classified' }), 0);
+      for (const queue of ['webhooks', 'jobs']) {
+        assert.ok((valueOf(samples, 'parley_queue_claims_total', { queue }) ?? 0) >= 1, `claims of ${queue}`);
+        assert.ok((valueOf(samples, 'parley_queue_claim_seconds_total', { queue }) ?? -1) >= 0, `claim time of ${queue}`);
+      }
       const total = valueOf(samples, 'parley_store_pool_connections', { state: 'total' });
       if (dialect === 'postgres') assert.ok(total !== undefined && total >= 1, 'the query pool');
       else assert.equal(total, undefined, 'SQLite has no pool');
