@@ -25,6 +25,10 @@ const Positive = Type.Integer({ minimum: 1 });
 export const ConfigSchema = Type.Object({
   PORT: Type.Optional(Port),
   HOST: Type.Optional(Type.String({ minLength: 1 })),
+  METRICS_PORT: Type.Optional(Port),
+  METRICS_HOST: Type.Optional(Type.String({ minLength: 1 })),
+  // A bearer token of its own for /metrics (at least 16 characters), so a scraper needs no account.
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, pattern: '^[\\x21-\\x7e]+$' })),
   DATABASE_URL: Type.Optional(Type.String({ minLength: 1 })),
   DATABASE_POOL_SIZE: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
@@ -100,6 +104,11 @@ export interface Config {
   /** PUBLIC_URL was set (false: the default built from PORT, right only for one process on SQLite). */
   publicUrlSet: boolean;
   role: 'all' | 'api' | 'worker';
+  /**
+   * Where /metrics, /healthz and /readyz are served besides the API: a listener of their own when
+   * `port` is set (a worker always has one: on PORT unless METRICS_PORT is set), else the API's.
+   */
+  operations: { port: number | null; host: string; token: string | null };
   dataDir: string;
   filesDir: string;
   encryptionKey: string;
@@ -214,6 +223,9 @@ export function loadConfig(env: Environment = process.env): Config {
   } catch (error) {
     throw new ConfigError(`Invalid configuration: TRUSTED_PROXIES=${JSON.stringify(c.TRUSTED_PROXIES)} (${(error as Error).message})`);
   }
+  if (c.METRICS_PORT !== undefined && c.METRICS_PORT !== 0 && c.METRICS_PORT === port && (c.ROLE ?? 'all') !== 'worker') {
+    throw new ConfigError(`Invalid configuration: METRICS_PORT=${c.METRICS_PORT} is the API's PORT; leave it unset to serve /metrics with the API`);
+  }
   const hookConcurrency = c.WEBHOOK_CONCURRENCY ?? 64;
   const endpointConcurrency = c.WEBHOOK_ENDPOINT_CONCURRENCY ?? 16;
   // Half of the calls by default (at least one receiver's worth): the other accounts keep the rest.
@@ -228,6 +240,11 @@ export function loadConfig(env: Environment = process.env): Config {
     publicUrl,
     publicUrlSet: c.PUBLIC_URL !== undefined,
     role: c.ROLE ?? 'all',
+    operations: {
+      port: c.METRICS_PORT ?? ((c.ROLE ?? 'all') === 'worker' ? port : null),
+      host: c.METRICS_HOST ?? host,
+      token: c.METRICS_TOKEN ?? null,
+    },
     dataDir,
     filesDir: resolve(c.FILES_DIR ?? join(dataDir, 'files')),
     encryptionKey: keyFile === null ? (c.ENCRYPTION_KEY as string) : loadOrCreateKey(keyFile),

@@ -51,6 +51,7 @@ export async function serve(config: Config): Promise<Runtime> {
   const runtime = await createRuntime(config);
   const { store } = runtime;
   let started = false;
+  let operations: string | null = null;
   const start = (async () => {
     const key = await checkEncryptionKey(store, SecretBox.fromBase64(config.encryptionKey), config);
     const files = await checkFilesDir(store, config);
@@ -62,6 +63,12 @@ export async function serve(config: Config): Promise<Runtime> {
         else start.then(() => done(), done);
       });
       await listen(runtime.app, config);
+    }
+    // The health checks and /metrics on an address of their own (a worker's only listener).
+    if (runtime.operationsApp) {
+      const { port, host } = config.operations;
+      const names = port === config.port && config.role === 'worker' ? { port: 'PORT', host: 'HOST' } : { port: 'METRICS_PORT', host: 'METRICS_HOST' };
+      operations = await listen(runtime.operationsApp, { port: port ?? 0, host }, names);
     }
     const now = runtime.clock.now();
     await key.record(now);
@@ -98,6 +105,9 @@ export async function serve(config: Config): Promise<Runtime> {
     await runtime.close();
     throw error;
   }
-  runtime.logger.info({ role: config.role, store: store.dialect, instance: store.instanceId, publicUrl: config.publicUrl }, 'parley started');
+  runtime.logger.info(
+    { role: config.role, store: store.dialect, instance: store.instanceId, publicUrl: config.publicUrl, ...(operations ? { operations } : {}) },
+    'parley started',
+  );
   return runtime;
 }

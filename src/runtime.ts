@@ -18,6 +18,11 @@ import { inboundRoutes } from './api/routes/inbound.js';
 import { buildApp } from './api/app.js';
 import { routeGroup, type RoutePlugin } from './api/route-group.js';
 import { healthRoutes } from './api/routes/health.js';
+import { metricsRoutes } from './api/routes/metrics.js';
+import { buildOperationsApp } from './api/operations-app.js';
+import { Metrics } from './operations/metrics.js';
+import { Readiness } from './operations/readiness.js';
+import { PLATFORM_CALLS, type PlatformCallReport } from './connectors/http.js';
 import { channelRoutes } from './api/routes/channels.js';
 import { settingsRoutes } from './api/routes/settings.js';
 import { messageRoutes } from './api/routes/messages.js';
@@ -110,6 +115,17 @@ export interface Runtime {
   services: Services;
   ids: IdGenerator;
   app: FastifyInstance;
+  /**
+   * The operations listener's app (/healthz, /readyz, /metrics) when it has an address of its own
+   * (METRICS_PORT; always for a worker), else null and those routes are on `app`. Not listening yet.
+   */
+  operationsApp: FastifyInstance | null;
+  /** This process's metrics (the registry /metrics serves). */
+  metrics: Metrics;
+  /** What /readyz answers. */
+  readiness: Readiness;
+  /** Not ready from now on (close() begins with it). */
+  beginShutdown(): void;
   /** The web chat server (null in a worker-only process). */
   chat: ChatServer | null;
   /** Starts background workers for the configured role. */
@@ -148,6 +164,26 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     () => store.idInstance(),
     () => clock.now(),
   );
+  // Operations: readiness and the metrics, read by /readyz and /metrics (docs/operations.md).
+  const readiness = new Readiness(store);
+  const metrics = new Metrics({
+    now: () => clock.now(),
+    queueDepths: () => store.queueDepths(clock.now()),
+    pool: () => store.poolUse(),
+    nlp: () => classifier.stats.totals,
+    claims: () => {
+      const out: { queue: string; claims: number; claimMs: number }[] = [];
+      if (deliveryWorker) out.push({ queue: 'webhooks', ...deliveryWorker.stats });
+      if (jobsRunner) out.push({ queue: 'jobs', ...jobsRunner.stats });
+      if (trainingRunner) out.push({ queue: 'nlp_training', ...trainingRunner.stats });
+      return out;
+    },
+  });
+  const countPlatformCall = (message: unknown) => {
+    const call = message as PlatformCallReport;
+    metrics.platformCall(call.platform, call.status, call.ms);
+  };
+  PLATFORM_CALLS.subscribe(countPlatformCall);
   const box = SecretBox.fromBase64(config.encryptionKey);
   // States the connectors' calls reveal (a disconnected page), kept by the platform-state service below.
   const channelStates = new ChannelStateBus();
@@ -276,6 +312,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     onContactChanged: forgetContact,
     classify,
     logger: logger.child({ component: 'inbound' }),
+    onVerdict: (type, verdict) => metrics.inbound(type, verdict),
   });
 
   // Web chat (service_chat): the chat rules, stored files, notifications; a connector whose
@@ -287,6 +324,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const retention = new RetentionPurge({ store, files: storedFiles, clock, settings: config.retention, logger: logger.child({ worker: 'retention' }) });
   const retentionSweeper = new RetentionSweeper({ purge: retention, intervalMs: config.retention.intervalMs, logger: logger.child({ worker: 'retention' }) });
   const notifications = new NotificationService({ store, clock, box, connectors });
+  messages.onStored.add(({ channel }) => metrics.messageAccepted(channel.type, channel.mode));
   messages.onStored.add(({ channel, contactId, message }) => {
     connectors.role(channel.type, 'localDelivery')?.deliverMessage(channelContextOf(channel), contactId, message);
   });
@@ -313,8 +351,15 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 
   // Every route group, with what it needs, in the scope of its callers (api/scopes.ts).
   const baseUrl = config.publicUrl;
+  // /metrics and the health checks move to a listener of their own when it has an address.
+  const operationRoutes = [
+    routeGroup(healthRoutes, { readiness, dialect: store.dialect }),
+    routeGroup(metricsRoutes, { metrics, token: config.operations.token }),
+  ];
+  const separateOperations = config.operations.port !== null;
   const app = await buildApp({
     logger,
+    requestMetrics: metrics,
     baseUrl,
     bodyLimitBytes: config.bodyLimitBytes,
     tls: config.tls,
@@ -328,7 +373,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     },
     routes: {
       public: [
-        routeGroup(healthRoutes, { store }),
+        ...(separateOperations ? [routeGroup(healthRoutes, { readiness, dialect: store.dialect })] : operationRoutes),
         routeGroup(fileRoutes, { files: storedFiles }),
         routeGroup(widgetRoutes, {}),
         routeGroup(widgetPreviewRoutes, {}),
@@ -381,12 +426,24 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
           maxUploadBytes: config.chatMaxUploadBytes,
           limits: chatLimits,
           clientAddress: clientAddressOf(config.chatTrustedProxies),
+          onSessionCount: (change) => (change > 0 ? metrics.chatConnected() : metrics.chatDisconnected()),
         });
+  const operationsApp = separateOperations ? await buildOperationsApp({ logger: logger.child({ component: 'operations' }), routes: operationRoutes }) : null;
   chatPush.attach(chatServer);
   let deliveryWorker: DeliveryWorker | null = null;
   // The job kinds this process runs: the send jobs of the asynchronous types.
   const jobKinds = new JobKinds();
-  jobKinds.register(sendJobKind({ store, clock, outbox, connectors, channels: channelCache, logger: plainLogger(logger.child({ worker: 'send' })) }));
+  jobKinds.register(
+    sendJobKind({
+      store,
+      clock,
+      outbox,
+      connectors,
+      channels: channelCache,
+      logger: plainLogger(logger.child({ worker: 'send' })),
+      onOutcome: (type, outcome, latencyMs, retryAfterMs) => metrics.sendJob(type, outcome, latencyMs, retryAfterMs),
+    }),
+  );
   jobKinds.register(platformStateJob(platformState));
   jobKinds.register(deliveryDeadlineJob({ store, outbox, channels: channelCache }));
   // Trainings run apart from the send jobs: their own few slots, one account's one at a time, so
@@ -403,6 +460,16 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   );
   let jobsStarted = false;
   let jobsRunner: QueueRunner<unknown, unknown, unknown> | null = null;
+  let trainingRunner: QueueRunner<unknown, unknown, unknown> | null = null;
+  // The queues of this role: not ready while they are not worked. A worker process exists for them
+  // alone, so it expects them from the start; an `all` process from startWorkers() on (`parley
+  // serve` calls it before listening; embedded without workers, it serves the API only).
+  const expectQueues = () => {
+    readiness.worksQueue('webhooks', () => deliveryWorker?.active ?? false);
+    readiness.worksQueue('jobs', () => jobsRunner?.active ?? false);
+    readiness.worksQueue('nlp_training', () => trainingRunner?.active ?? false);
+  };
+  if (config.role === 'worker') expectQueues();
   const stopSweeper = () => uploadSweeper.stop();
   const stopRetention = () => retentionSweeper.stop();
 
@@ -414,6 +481,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     services,
     ids,
     app,
+    operationsApp,
+    metrics,
+    readiness,
+    beginShutdown: () => readiness.beginShutdown(),
     chat: chatServer,
     webhookStats: () => (deliveryWorker ? { ...deliveryWorker.stats } : null),
     jobStats: () => (jobsRunner ? { ...jobsRunner.stats } : null),
@@ -421,6 +492,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     sweepUploads: () => uploadSweeper.sweep(),
     purgeRetention: (signal) => retention.purge(signal),
     startWorkers() {
+      if (config.role !== 'api') expectQueues();
       if (config.role !== 'api' && !deliveryWorker) {
         const hook = config.webhook;
         const worker = new DeliveryWorker({
@@ -438,6 +510,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
           accountConcurrency: hook.accountConcurrency,
           pollMs: config.workerPollMs,
           logger: logger.child({ worker: 'webhooks' }),
+          onOutcome: (outcome, latencyMs) => metrics.webhook(outcome, latencyMs),
         });
         deliveryWorker = worker;
         const unsubscribe = services.outbox.onWake(() => worker.wake());
@@ -493,12 +566,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         });
         jobsStarted = true;
         jobsRunner = runner as QueueRunner<unknown, unknown, unknown>;
+        trainingRunner = training as QueueRunner<unknown, unknown, unknown>;
         wakeJobs = () => {
           runner.wake();
           training.wake();
         };
         runner.start();
         training.start();
+
         stoppers.push(
           () => runner.stop(),
           () => training.stop(),
@@ -506,9 +581,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       }
     },
     async close() {
+      readiness.beginShutdown();
       await chatServer?.close();
       await app.close();
+      PLATFORM_CALLS.unsubscribe(countPlatformCall);
       for (const stop of stoppers.reverse()) await stop();
+      // Last of the listeners: a worker answers 503 on /readyz while its queues drain.
+      await operationsApp?.close();
       await classifier.flushStats();
       await nlpCalls.close();
       await store.close();

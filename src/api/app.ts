@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type onResponseHookHandler } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
@@ -46,6 +46,12 @@ export interface AppOptions {
   baseUrl: string;
   bodyLimitBytes: number;
   tls?: { certFile: string; keyFile: string } | undefined;
+  /** Told of every answered request with its route template (metrics); absent, requests pay nothing. */
+  requestMetrics?: RequestMetrics;
+}
+
+export interface RequestMetrics {
+  request(method: string, route: string | undefined, status: number, seconds: number): void;
 }
 
 /** Builds the HTTP app without listening; tests drive it with inject() or a real port. */
@@ -112,6 +118,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done(null, value);
   });
 
+  if (options.requestMetrics) observeRequests(app, options.requestMetrics);
+
   // Every route with its scope, for 405 answers and for requests that match none (scopes.ts, errors.ts).
   const routes = new RouteTable();
   registerErrorHandling(app, options.bodyLimitBytes, routes);
@@ -123,4 +131,28 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     { guard: options.guard, table: routes, admin: options.admin },
   );
   return app;
+}
+
+/**
+ * One observation per answered request, labelled by its route template. Each route gets a hook
+ * that already holds its template (Fastify's `request.routeOptions` builds an object per read);
+ * a request no route matched is observed by the app's own hook, without its URL.
+ */
+function observeRequests(app: FastifyInstance, metrics: RequestMetrics): void {
+  const observers = new WeakSet<onResponseHookHandler>();
+  app.addHook('onRoute', (route) => {
+    const template = route.url;
+    const observe: onResponseHookHandler = (request, reply, done) => {
+      metrics.request(request.method, template, reply.statusCode, reply.elapsedTime / 1000);
+      done();
+    };
+    observers.add(observe);
+    // A HEAD route Fastify derives from a GET comes here with the GET's hooks: one observer each.
+    const own = route.onResponse === undefined ? [] : Array.isArray(route.onResponse) ? route.onResponse : [route.onResponse];
+    route.onResponse = [...(own as onResponseHookHandler[]).filter((hook) => !observers.has(hook)), observe];
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    if (request.is404) metrics.request(request.method, undefined, reply.statusCode, reply.elapsedTime / 1000);
+    done();
+  });
 }

@@ -22,6 +22,8 @@ export interface ChatServerOptions {
   limits: ChatLimits;
   /** The client's address behind a request (the peer, or what trusted proxies report). */
   clientAddress: (req: IncomingMessage) => string;
+  /** Told when an accepted session connects (+1) and when it goes (-1): the metrics' gauge. */
+  onSessionCount?: (change: 1 | -1) => void;
 }
 
 interface SocketData {
@@ -158,6 +160,11 @@ export class ChatServer implements ChatPush {
       return;
     }
     const conn = result.connection;
+    const count = this.options.onSessionCount;
+    if (count) {
+      count(1);
+      socket.once('disconnect', () => count(-1));
+    }
     void socket.join(roomOf(conn.contactId));
     this.register(socket, conn);
     socket.emit(SERVER_EVENTS.connectionAccepted, { session_id: conn.sessionId });

@@ -1,3 +1,4 @@
+import { channel } from 'node:diagnostics_channel';
 import { Agent } from 'undici';
 import type { PlatformFailure, PlatformResult } from './connector.js';
 
@@ -19,6 +20,27 @@ export interface HttpCall {
   method: 'GET' | 'POST' | 'DELETE' | 'PATCH';
   headers?: Record<string, string>;
   body?: string;
+  /** The platform called (its channel type): the label of the call in the metrics. */
+  platform?: string;
+}
+
+/** One finished platform call, as published on PLATFORM_CALLS: `status` null when none answered. */
+export interface PlatformCallReport {
+  platform: string;
+  status: number | null;
+  ms: number;
+}
+
+/**
+ * Platform calls are published here for whoever counts them (the runtime's metrics subscribe);
+ * with no subscriber, a call pays one property read.
+ */
+export const PLATFORM_CALLS = channel('parley.platform-call');
+
+/** Publishes one platform call (`started` from performance.now()); for connectors that call without httpCall. */
+export function reportPlatformCall(platform: string | undefined, status: number | null, started: number): void {
+  if (PLATFORM_CALLS.hasSubscribers)
+    PLATFORM_CALLS.publish({ platform: platform ?? 'other', status, ms: performance.now() - started } satisfies PlatformCallReport);
 }
 
 /**
@@ -50,6 +72,7 @@ function unreachable(error: unknown, timeoutMs: number, timedOut: boolean): Plat
 /** One call with one deadline over connecting, sending and reading the whole answer. Redirects are not followed. */
 export async function httpCall(url: string, call: HttpCall, timeoutMs: number): Promise<PlatformResult<HttpAnswer>> {
   const controller = new AbortController();
+  const started = performance.now();
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -66,8 +89,10 @@ export async function httpCall(url: string, call: HttpCall, timeoutMs: number): 
       signal: controller.signal,
     });
     const text = await res.body.text();
+    reportPlatformCall(call.platform, res.statusCode, started);
     return { ok: true, value: { status: res.statusCode, headers: headerReader(res.headers), text } };
   } catch (error) {
+    reportPlatformCall(call.platform, null, started);
     return unreachable(error, timeoutMs, timedOut);
   } finally {
     clearTimeout(timer);

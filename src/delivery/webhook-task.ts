@@ -1,5 +1,6 @@
 import type { Clock } from '../lib/clock.js';
 import { plainLogger, type Logger } from '../lib/logger.js';
+import { timeOfId } from '../lib/ids.js';
 import type { ClaimedDelivery, DeliveryOutcome, DeliveryQueue } from '../store/delivery-queue.js';
 import type { Admission, Lease, TaskContext, TaskKind, TaskSource } from '../queue/task.js';
 import { EndpointSlots, type Ticket } from './endpoint-slots.js';
@@ -43,6 +44,8 @@ export interface WebhookTaskOptions {
   endpointConcurrency: number;
   accountConcurrency: number;
   logger: Logger;
+  /** Told of each attempt's outcome (metrics), with the time from the event's commit when delivered. */
+  onOutcome?: (outcome: 'delivered' | 'retry' | 'failed' | 'dropped', latencyMs: number | null) => void;
 }
 
 /** A claimed webhook delivery held until a slot of its receiver and its account is free. */
@@ -334,6 +337,11 @@ export class WebhookDeliveries
     });
     if (step.status === 'delivered') this.stats.delivered += 1;
     else this.stats.failedTries += 1;
+    // An event's id holds the time it was made (same clock), in the transaction that committed it.
+    this.o.onOutcome?.(
+      step.status === 'delivered' ? 'delivered' : step.status === 'failed' ? 'failed' : 'retry',
+      step.status === 'delivered' ? now - timeOfId(row.eventId) : null,
+    );
     // One line per attempt, with the event's correlation id; never the URL (it may hold a
     // receiver's own token), the headers or the body. The last failed try is a warning.
     const line = {
@@ -378,6 +386,7 @@ export class WebhookDeliveries
   private drop(row: ClaimedDelivery, leaseId: number, context: TaskContext<DeliveryOutcome>): void {
     const now = this.o.clock.now();
     this.stats.dropped += 1;
+    this.o.onOutcome?.('dropped', null);
     this.lines.info(
       { correlationId: row.correlationId, deliveryId: row.id, eventId: row.eventId, event: row.eventType, channelId: row.channelId, outcome: 'dropped' },
       'webhook delivery attempt',

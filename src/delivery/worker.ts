@@ -3,7 +3,7 @@ import { systemClock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { DeliveryOutcome, DeliveryQueue } from '../store/delivery-queue.js';
 import { QueueRunner, type RunnerStats } from '../queue/runner.js';
-import { WebhookDeliveries, type HeldDelivery, type Sender, type TargetLoader, type WebhookTaskStats } from './webhook-task.js';
+import { WebhookDeliveries, type WebhookTaskOptions, type HeldDelivery, type Sender, type TargetLoader, type WebhookTaskStats } from './webhook-task.js';
 import type { Ticket } from './endpoint-slots.js';
 
 export type { Sender, TargetLoader, WebhookTarget } from './webhook-task.js';
@@ -30,6 +30,8 @@ export interface DeliveryWorkerOptions {
   accountConcurrency?: number;
   pollMs: number;
   logger: Logger;
+  /** Told of each attempt's outcome (metrics); see WebhookTaskOptions. */
+  onOutcome?: WebhookTaskOptions['onOutcome'];
   /** How long stop() lets calls in flight finish before cutting them off. */
   shutdownGraceMs?: number;
 }
@@ -87,6 +89,11 @@ export class DeliveryWorker {
     await this.runner.stop();
     await this.o.sender.close();
     this.o.logger.info({ stats: this.stats }, 'webhook worker stopped');
+  }
+
+  /** Started and not stopped: its queue is being worked (readiness). */
+  get active(): boolean {
+    return this.running && this.runner.active;
   }
 
   /** Calls in flight and rows held (tests and benchmarks). */

@@ -57,6 +57,11 @@ export function firstIdAt(ms: number): number {
   return Math.max(ms - EPOCH, 0) * 4096;
 }
 
+/** When an id was made (ms since the epoch, on the clock of its generator). */
+export function timeOfId(id: number): number {
+  return Math.floor(id / 4096) + EPOCH;
+}
+
 /** Ids arrive from clients as strings; anything that is not a safe positive integer cannot exist. */
 export function parseId(value: unknown): number | null {
   if (typeof value === 'number') return Number.isSafeInteger(value) && value > 0 ? value : null;

@@ -92,6 +92,11 @@ export class QueueRunner<Held, Running, Outcome> {
     this.loopDone = this.loop();
   }
 
+  /** Started and not stopped (readiness: this queue is being worked). */
+  get active(): boolean {
+    return this.running;
+  }
+
   /** New work may be due (committed here, or announced by another process). */
   wake(): void {
     this.woken = true;

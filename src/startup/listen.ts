@@ -9,13 +9,20 @@ const REASONS: Record<string, string> = {
   ENOTFOUND: 'HOST is not a name that resolves',
 };
 
-/** Listens on PORT and HOST; an address that cannot be used is a configuration error naming both. */
-export async function listen(app: FastifyInstance, config: Config): Promise<void> {
+/**
+ * Listens on `port` and `host`; an address that cannot be used is a configuration error naming
+ * the settings it came from (PORT and HOST, or METRICS_PORT and METRICS_HOST). Answers the address.
+ */
+export async function listen(
+  app: FastifyInstance,
+  config: Pick<Config, 'port' | 'host'>,
+  settings: { port: string; host: string } = { port: 'PORT', host: 'HOST' },
+): Promise<string> {
   try {
-    await app.listen({ port: config.port, host: config.host });
+    return await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     const reason = REASONS[(error as NodeJS.ErrnoException).code ?? ''];
     if (reason === undefined) throw error;
-    throw new ConfigError(`Invalid configuration: cannot listen on PORT=${config.port} HOST=${config.host}: ${reason}`);
+    throw new ConfigError(`Invalid configuration: cannot listen on ${settings.port}=${config.port} ${settings.host}=${config.host}: ${reason}`);
   }
 }

@@ -1,11 +1,12 @@
 import { Migrator, type Kysely } from 'kysely';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
-import { Repos, type DialectName, type ExclusiveTask, type RateCounter, type Store } from './store.js';
+import { Repos, type DialectName, type ExclusiveTask, type PoolUse, type RateCounter, type Store } from './store.js';
 import type { DeliveryQueue } from './delivery-queue.js';
 import type { JobQueue } from './job-queue.js';
 import type { WriteUnit } from './write-unit.js';
 import type { ClusterBus } from './cluster-bus.js';
+import { pendingMigrations, queueDepths, type QueueDepth } from './operations.js';
 
 /** What both dialects share: repositories, transactions and migrations over one Kysely instance. */
 export abstract class KyselyStore extends Repos implements Store {
@@ -55,6 +56,19 @@ export abstract class KyselyStore extends Repos implements Store {
   }
 
   abstract idInstance(): number;
+
+  queueDepths(now: number): Promise<QueueDepth[]> {
+    return queueDepths(this.db, now);
+  }
+
+  pendingMigrations(): Promise<string[]> {
+    return pendingMigrations(this.db);
+  }
+
+  poolUse(): PoolUse | null {
+    return null;
+  }
+
   abstract batchWrite(unit: WriteUnit): Promise<void>;
   abstract openClusterBus(onError: (error: Error) => void): ClusterBus | null;
   abstract ping(): Promise<void>;

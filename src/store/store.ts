@@ -1,3 +1,4 @@
+import type { QueueDepth } from './operations.js';
 import { NlpRepo } from './repos/nlp.js';
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
@@ -133,5 +134,18 @@ export interface Store extends Repos {
    */
   openClusterBus(onError: (error: Error) => void): ClusterBus | null;
   ping(): Promise<void>;
+  /** Due items per queue, bounded (store/operations.ts): read when metrics are scraped. */
+  queueDepths(now: number): Promise<QueueDepth[]>;
+  /** The migrations of this build the database has not run: readiness wants none. */
+  pendingMigrations(): Promise<string[]>;
+  /** The query pool's connections (PostgreSQL); null on SQLite, which has one connection. */
+  poolUse(): PoolUse | null;
   close(): Promise<void>;
+}
+
+export interface PoolUse {
+  total: number;
+  idle: number;
+  /** Queries waiting for a connection. */
+  waiting: number;
 }

@@ -169,6 +169,7 @@ describe('The OpenAPI document', () => {
       'getCapabilities',
       'getFile',
       'getMessage',
+      'getMetrics',
       'getNlpIntegration',
       'inviteTester',
       'listTesters',

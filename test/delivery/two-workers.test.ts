@@ -49,8 +49,9 @@ for (const { dialect, skip } of await dialects()) {
         channels.push(await services.channels.create(account.id, { type: 'service_chat', name: `c${i}`, webhook: { url: receiver.url(`/c${i}`) } }));
       }
       // Polling is all but off: the workers learn of new events only from the API process's NOTIFY.
-      // A worker listens on no port: the public address is its setting (start-up refuses it unset).
-      const env = baseEnv(db, { ROLE: 'worker', WORKER_POLL_MS: '600000', PUBLIC_URL: 'http://127.0.0.1:1/v1' });
+      // A worker listens on no API port: the public address is its setting (start-up refuses it
+      // unset); its health and metrics listener takes any free port.
+      const env = baseEnv(db, { ROLE: 'worker', WORKER_POLL_MS: '600000', PUBLIC_URL: 'http://127.0.0.1:1/v1', METRICS_PORT: '0' });
       workers.push(spawnServer(env), spawnServer(env));
       await Promise.all(workers.map((w) => w.waitForLine(/parley started/)));
 

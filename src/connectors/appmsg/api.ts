@@ -67,7 +67,7 @@ export class AppmsgApi {
   async call(token: string, endpoint: string, body: Json = {}): Promise<PlatformResult<Json>> {
     const answer = await httpCall(
       `${this.apiUrl.replace(/\/+$/, '')}/pa/${endpoint}`,
-      { method: 'POST', headers: { 'content-type': 'application/json', [this.authHeaderName]: token }, body: JSON.stringify(body) },
+      { method: 'POST', headers: { 'content-type': 'application/json', [this.authHeaderName]: token }, body: JSON.stringify(body), platform: 'appmsg' },
       this.timeoutMs,
     );
     if (!answer.ok) return answer;

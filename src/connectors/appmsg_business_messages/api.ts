@@ -74,7 +74,12 @@ export class PartnerApi {
   async send(body: Json): Promise<PlatformResult<SendAnswer>> {
     const answered = await httpCall(
       this.url,
-      { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) },
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify(body),
+        platform: 'appmsg_business_messages',
+      },
       this.timeoutMs,
     );
     if (!answered.ok) return answered;

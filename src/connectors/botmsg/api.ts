@@ -48,7 +48,7 @@ export class BotApi {
   async call(token: string, method: string, params: Record<string, unknown> = {}): Promise<PlatformResult<unknown>> {
     const answer = await httpCall(
       this.methodUrl(token, method),
-      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(params) },
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(params), platform: 'botmsg' },
       this.timeoutMs,
     );
     if (!answer.ok) return answer;

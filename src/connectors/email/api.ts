@@ -1,4 +1,5 @@
 import type { PlatformFailure, PlatformResult } from '../connector.js';
+import { reportPlatformCall } from '../http.js';
 
 /**
  * The provider's `/v3` API: HTTP Basic auth (user `api`, the private API key), form bodies
@@ -74,6 +75,7 @@ export class MailApi {
     }
     let res: Response;
     let text: string;
+    const started = performance.now();
     try {
       res = await fetch(`${baseUrl.replace(/\/+$/, '')}${path}`, {
         method,
@@ -83,7 +85,9 @@ export class MailApi {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
       text = await res.text();
+      reportPlatformCall('email', res.status, started);
     } catch (error) {
+      reportPlatformCall('email', null, started);
       const name = (error as { name?: string })?.name;
       if (name === 'TimeoutError' || name === 'AbortError')
         return { ok: false, retryable: true, code: 'timeout', message: `The provider did not answer within ${this.timeoutMs} ms.` };

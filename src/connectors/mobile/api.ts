@@ -74,7 +74,11 @@ export class SmsApi {
   async call(accessKey: string, method: 'GET' | 'POST', path: string, body?: Json): Promise<PlatformResult<unknown>> {
     const headers: Record<string, string> = { authorization: `AccessKey ${accessKey}`, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const answer = await httpCall(this.url(path), { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }, this.timeoutMs);
+    const answer = await httpCall(
+      this.url(path),
+      { method, headers, platform: 'mobile', ...(body === undefined ? {} : { body: JSON.stringify(body) }) },
+      this.timeoutMs,
+    );
     if (!answer.ok) return answer;
     if (answer.value.status >= 200 && answer.value.status < 300) return { ok: true, value: jsonOf(answer.value) };
     return providerFailure(answer.value, this.now());

@@ -63,7 +63,7 @@ export class RbmApi {
     if (body !== undefined) headers['content-type'] = 'application/json';
     const answer = await httpCall(
       this.url(channel, api, path),
-      { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) },
+      { method, headers, platform: 'rbm', ...(body === undefined ? {} : { body: JSON.stringify(body) }) },
       this.options.timeoutMs,
     );
     if (!answer.ok) return answer;

@@ -80,7 +80,7 @@ export class TokenSource {
     const body = new URLSearchParams({ grant_type: JWT_BEARER, assertion: signedAssertion(key, scope, this.o.tokenUrl, this.o.now()) }).toString();
     const answer = await httpCall(
       this.o.tokenUrl,
-      { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body },
+      { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body, platform: 'rbm' },
       this.o.timeoutMs,
     );
     if (!answer.ok) return answer;

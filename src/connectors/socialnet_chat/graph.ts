@@ -75,7 +75,7 @@ export class GraphClient {
   ): Promise<PlatformResult<Json>> {
     const answer = await httpCall(
       this.url(path, params, token),
-      { method, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) },
+      { method, platform: 'socialnet_chat', ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) },
       this.options.timeoutMs,
     );
     if (!answer.ok) return answer;

@@ -54,6 +54,19 @@ export interface InboundServiceDeps {
   /** NLP on received text: the result for the message's `nlp`, or undefined (never throws, bounded by its time budget). */
   classify?(channelId: number, content: Content): Promise<NlpField | undefined>;
   logger?: Pick<Logger, 'warn' | 'info'>;
+  /** Told of each platform call's verdict by channel type (metrics; `unknown` when no channel or type was found). */
+  onVerdict?(type: string, verdict: InboundVerdict): void;
+}
+
+/** What became of a platform's call: taken, refused by its check, naming nothing, to be retried, or failed here. */
+export type InboundVerdict = 'accepted' | 'refused' | 'not_found' | 'unavailable' | 'failed';
+
+function verdictOf(error: unknown, checked: boolean): InboundVerdict {
+  if (!(error instanceof ApiError)) return 'failed';
+  if (error.status === 503) return 'unavailable';
+  // A channel's failed check answers 404 like a missing channel; the count tells them apart.
+  if (error.status === 404) return checked ? 'refused' : 'not_found';
+  return error.status < 500 ? 'refused' : 'failed';
 }
 
 /** What the platform is answered. */
@@ -154,6 +167,18 @@ export class InboundService {
 
   /** One callback URL for a whole platform app: each event names its channel (e.g. the page). */
   async receiveForApp(type: string, call: InboundCall, trace: InboundTrace = NO_TRACE): Promise<InboundAnswer> {
+    const known = isChannelType(type);
+    try {
+      const answer = await this.appCall(type, call, trace);
+      this.deps.onVerdict?.(type, 'accepted');
+      return answer;
+    } catch (error) {
+      this.deps.onVerdict?.(known ? type : 'unknown', verdictOf(error, false));
+      throw error;
+    }
+  }
+
+  private async appCall(type: string, call: InboundCall, trace: InboundTrace): Promise<InboundAnswer> {
     const app = this.appInbound(type);
     const parsed = app.inbound.parse(call);
     if (!parsed.ok) throw refusal(parsed);
@@ -185,12 +210,32 @@ export class InboundService {
    * a call the channel's check accepted learns more (400 for an unreadable body).
    */
   async receiveForChannel(rawChannelId: string, endpoint: string, call: InboundCall, trace: InboundTrace = NO_TRACE): Promise<InboundAnswer> {
+    const seen: { type: string; checked: boolean } = { type: 'unknown', checked: false };
+    try {
+      const answer = await this.channelCall(rawChannelId, endpoint, call, seen, trace);
+      this.deps.onVerdict?.(seen.type, 'accepted');
+      return answer;
+    } catch (error) {
+      this.deps.onVerdict?.(seen.type, verdictOf(error, seen.checked));
+      throw error;
+    }
+  }
+
+  private async channelCall(
+    rawChannelId: string,
+    endpoint: string,
+    call: InboundCall,
+    seen: { type: string; checked: boolean },
+    trace: InboundTrace,
+  ): Promise<InboundAnswer> {
     const id = parseId(rawChannelId);
     const row = id === null ? undefined : await this.deps.store.channels.getAnyAccount(id);
     if (!row) throw channelNotFound();
     const channel = decodeChannel(row, this.deps.box);
     const inbound = this.deps.connectors.role(channel.type, 'channelInbound');
     if (!inbound || !declaresEndpoint(inbound.endpoints, endpoint, call.method)) throw channelNotFound();
+    seen.type = channel.type;
+    seen.checked = true;
     const parsed = inbound.parse({ ...call, endpoint }, channelContextOf(channel));
     if (!parsed.ok) throw parsed.status === 400 ? refusal(parsed) : channelNotFound();
     // A signature over another body than the one first seen with it fails like a wrong signature.

@@ -27,6 +27,11 @@ export interface SendJobDeps {
   logger: Pick<Logger, 'info' | 'warn'>;
   /** Jitter of the retry waits (tests fix it). */
   random?: () => number;
+  /**
+   * Told of each run's outcome (metrics): `latencyMs` from the message's commit when the platform
+   * took it, `retryAfterMs` when the platform asked for a wait.
+   */
+  onOutcome?: (type: string, outcome: 'sent' | 'retry' | 'failed' | 'dropped', latencyMs: number | null, retryAfterMs?: number) => void;
 }
 
 /** The stored reason of a message whose send job ran out of attempts without a failure that settled it. */
@@ -107,6 +112,7 @@ export function sendJobKind(deps: SendJobDeps): JobKind<SendJobInput> {
       const runAt = deps.clock.now() + delay;
       const expired = job.expiresAt !== null && runAt >= job.expiresAt;
       if (job.attempts < job.maxAttempts && !expired) {
+        deps.onOutcome?.(channel.type, 'retry', null, failure.retryAfterMs);
         return {
           ok: false,
           retryable: true,
@@ -115,15 +121,18 @@ export function sendJobKind(deps: SendJobDeps): JobKind<SendJobInput> {
           ...(failure.retryAfterMs !== undefined ? { pauseChannelMs: failure.retryAfterMs } : {}),
         };
       }
+      deps.onOutcome?.(channel.type, 'failed', null, failure.retryAfterMs);
       await fail(job, input, message, channel, expired ? 4 : messageFailedCode(channel.type, failure.code), failure.message);
       return { ok: false, retryable: false, error };
     }
+    deps.onOutcome?.(channel.type, 'failed', null, failure.retryAfterMs);
     await fail(job, input, message, channel, messageFailedCode(channel.type, failure.code), failure.message);
     return { ok: false, retryable: false, error };
   }
 
   /** Taken: the message is marked `sent` with the job's outcome, in the runner's next group commit. */
-  function sent(job: ClaimedJob, message: SendingMessage, externalIds: readonly string[]): JobResult {
+  function sent(job: ClaimedJob, message: SendingMessage, channel: Channel, externalIds: readonly string[]): JobResult {
+    deps.onOutcome?.(channel.type, 'sent', deps.clock.now() - message.created_at);
     return { ok: true, sent: { accountId: job.accountId, messageId: message.id, externalId: externalIds[0] ?? null } };
   }
 
@@ -163,7 +172,10 @@ export function sendJobKind(deps: SendJobDeps): JobKind<SendJobInput> {
       { correlationId: input.correlationId ?? null, jobId: job.id, messageId: String(message.id), attempts: job.attempts, outcome: job.reason },
       'send job ended without sending',
     );
-    if (job.reason === 'expired') return fail(job, input, message, channel, 4, undefined);
+    if (job.reason === 'expired') {
+      deps.onOutcome?.(channel.type, 'failed', null);
+      return fail(job, input, message, channel, 4, undefined);
+    }
     // Its last attempt may have reached the platform before its process died.
     const lookup = job.attempts > 0 ? deps.connectors.role(channel.type, 'sentLookup') : undefined;
     if (lookup) {
@@ -172,9 +184,11 @@ export function sendJobKind(deps: SendJobDeps): JobKind<SendJobInput> {
         .catch(() => null);
       if (found?.ok && found.value) {
         await deps.store.messages.markSent(job.accountId, message.id, found.value.externalIds[0] ?? null);
+        deps.onOutcome?.(channel.type, 'sent', deps.clock.now() - message.created_at);
         return;
       }
     }
+    deps.onOutcome?.(channel.type, 'failed', null);
     await fail(job, input, message, channel, 1, EXHAUSTED_REASON);
   }
 
@@ -228,9 +242,13 @@ export function sendJobKind(deps: SendJobDeps): JobKind<SendJobInput> {
   async function attempt(input: SendJobInput, job: ClaimedJob): Promise<JobResult> {
     const message = await messages.read(job.accountId, input.messageId);
     // Deleted with its contact or channel: dropped, never sent. Already sent or failed: done.
+    if (!message) deps.onOutcome?.('unknown', 'dropped', null);
     if (!message || message.status !== 'queued') return { ok: true };
     const channel = await deps.channels.find(job.accountId, message.channel_id);
-    if (!channel) return { ok: true };
+    if (!channel) {
+      deps.onOutcome?.('unknown', 'dropped', null);
+      return { ok: true };
+    }
     if (rates.size >= MAX_RATES_KEPT && !rates.has(job.channelId)) rates.clear();
     rates.set(job.channelId, sendRateOf(channel.type, channel.config));
     const sender = deps.connectors.role(channel.type, 'sender');
@@ -250,7 +268,7 @@ export function sendJobKind(deps: SendJobDeps): JobKind<SendJobInput> {
         // A lookup that cannot tell is no reason to send again: the attempt fails and is retried.
         if (!found.ok) return failed(job, input, message, channel, found);
         // The platform had the message already: recorded, not sent again.
-        if (found.value) return sent(job, message, found.value.externalIds);
+        if (found.value) return sent(job, message, channel, found.value.externalIds);
       }
     }
     const now = deps.clock.now();
@@ -262,7 +280,7 @@ export function sendJobKind(deps: SendJobDeps): JobKind<SendJobInput> {
       ...(job.expiresAt === null ? {} : { ttlMs: Math.max(1000, job.expiresAt - now) }),
       ...(conversation ? { conversation } : {}),
     });
-    if (result.ok) return sent(job, message, result.value.externalIds);
+    if (result.ok) return sent(job, message, channel, result.value.externalIds);
     return failed(job, input, message, channel, result);
   }
 }

@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Database } from '../schema.js';
 import { KyselyStore } from '../base.js';
-import { EXCLUSIVE_TASKS, type ExclusiveTask, type RateCounter } from '../store.js';
+import { EXCLUSIVE_TASKS, type ExclusiveTask, type PoolUse, type RateCounter } from '../store.js';
 import type { Logger } from '../../lib/logger.js';
 import type { DeliveryQueue } from '../delivery-queue.js';
 import { PostgresDeliveryQueue } from './delivery-queue.js';
@@ -111,6 +111,11 @@ export class PostgresStore extends KyselyStore {
     } finally {
       client.release(broken);
     }
+  }
+
+  override poolUse(): PoolUse {
+    const { totalCount, idleCount, waitingCount } = this.connections.pool;
+    return { total: totalCount, idle: idleCount, waiting: waitingCount };
   }
 
   /** Ready: the database answers and this process holds its instance number. */
