@@ -5,7 +5,7 @@ import type { ClaimedDelivery, DeliveryOutcome, DeliveryQueue } from '../store/d
 import type { Admission, Lease, TaskContext, TaskKind, TaskSource } from '../queue/task.js';
 import { EndpointSlots, type Ticket } from './endpoint-slots.js';
 import type { SendInput, SendResult } from './http-sender.js';
-import { isSuccess, nextStep } from './retry-schedule.js';
+import { isSuccess, nextStep, type NextStep } from './retry-schedule.js';
 import { webhookHeaders } from './signing.js';
 
 /** A channel's webhook as it is at send time (a changed URL applies to pending webhook deliveries). */
@@ -343,23 +343,10 @@ export class WebhookDeliveries
       step.status === 'delivered' ? now - timeOfId(row.eventId) : null,
     );
     // One line per attempt, with the event's correlation id; never the URL (it may hold a
-    // receiver's own token), the headers or the body. The last failed try is a warning.
-    const line = {
-      correlationId: row.correlationId,
-      deliveryId: row.id,
-      eventId: row.eventId,
-      event: row.eventType,
-      channelId: row.channelId,
-      attempt: row.attempts + 1,
-      outcome: step.status === 'pending' ? 'retry' : step.status,
-      statusCode: result.statusCode,
-      ms: Math.round(result.durationMs),
-      ...(result.error ? { error: result.error } : {}),
-    };
-    if (step.status === 'failed') {
-      this.stats.gaveUp += 1;
-      this.lines.warn(line, 'webhook delivery failed after its last try');
-    } else this.lines.info(line, 'webhook delivery attempt');
+    // receiver's own token), the headers or the body. The last failed try is a warning. Built
+    // only when it is written: a delivery is the worker's hot path.
+    if (step.status === 'failed') this.stats.gaveUp += 1;
+    if (step.status === 'failed' || this.lines.isLevelEnabled('info')) this.logAttempt(row, step.status, result);
     const lastError = result.error ?? (isSuccess(result.statusCode) ? null : `The receiver answered ${String(result.statusCode)}.`);
     context.record({
       id: row.id,
@@ -380,6 +367,24 @@ export class WebhookDeliveries
         error: result.error,
       },
     });
+  }
+
+  /** The one line of an attempt (`warn` for the last failed try). */
+  private logAttempt(row: ClaimedDelivery, status: NextStep['status'], result: SendResult): void {
+    const line = {
+      correlationId: row.correlationId,
+      deliveryId: row.id,
+      eventId: row.eventId,
+      event: row.eventType,
+      channelId: row.channelId,
+      attempt: row.attempts + 1,
+      outcome: status === 'pending' ? 'retry' : status,
+      statusCode: result.statusCode,
+      ms: Math.round(result.durationMs),
+      ...(result.error ? { error: result.error } : {}),
+    };
+    if (status === 'failed') this.lines.warn(line, 'webhook delivery failed after its last try');
+    else this.lines.info(line, 'webhook delivery attempt');
   }
 
   /** The webhook was removed (or replaced) after the event: there is nothing to send it to. */

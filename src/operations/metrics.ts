@@ -64,6 +64,8 @@ export class Metrics {
   private readonly httpChildren = new Map<string, Map<string, Map<number, Histogram.Internal<'method' | 'route' | 'status'>>>>();
   private readonly accepted: Counter<'type' | 'mode'>;
   private readonly acceptedChildren = new Map<string, Map<string, Counter.Internal>>();
+  /** The webhook outcome counter's children, one per outcome (a delivery is counted on the worker's hot path). */
+  private readonly webhookChildren = new Map<WebhookOutcome, Counter.Internal>();
   private readonly sendJobs: Counter<'type' | 'outcome'>;
   private readonly sendLatency: Histogram<'type'>;
   private readonly sendRateLimited: Counter<'type'>;
@@ -271,7 +273,9 @@ export class Metrics {
 
   /** One webhook delivery attempt's outcome; `latencyMs` from the event's commit when delivered. */
   webhook(outcome: WebhookOutcome, latencyMs: number | null): void {
-    this.webhooks.inc({ outcome });
+    let child = this.webhookChildren.get(outcome);
+    if (!child) this.webhookChildren.set(outcome, (child = this.webhooks.labels(outcome)));
+    child.inc();
     if (latencyMs !== null) this.webhookLatency.observe(Math.max(0, latencyMs) / 1000);
   }
 

@@ -25,9 +25,17 @@ const claimSql = (scanLimit: number, perChannel: number, perAccount: number, lim
     ORDER BY next_attempt_at, id
     LIMIT ${limit})
   RETURNING id, event_id, account_id, channel_id, webhook_id, attempts,
-    (SELECT type FROM events WHERE events.id = deliveries.event_id) AS event_type,
-    (SELECT body FROM events WHERE events.id = deliveries.event_id) AS body,
-    (SELECT correlation_id FROM events WHERE events.id = deliveries.event_id) AS correlation_id`;
+    (SELECT type || ifnull(char(10) || correlation_id, '') FROM events WHERE events.id = deliveries.event_id) AS event_type,
+    (SELECT body FROM events WHERE events.id = deliveries.event_id) AS body`;
+
+/**
+ * RETURNING takes no join, so each column of the event is a lookup of its own: the event's type
+ * and correlation id come in one (neither holds a line break), split here.
+ */
+function withCorrelation(row: Omit<ClaimedRow, 'correlation_id'>): ClaimedRow {
+  const at = row.event_type.indexOf('\n');
+  return at === -1 ? { ...row, correlation_id: null } : { ...row, event_type: row.event_type.slice(0, at), correlation_id: row.event_type.slice(at + 1) };
+}
 
 function int(n: number): number {
   if (!Number.isSafeInteger(n) || n < 1) throw new Error(`claim limits must be positive integers (got ${n})`);
@@ -113,8 +121,8 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
         leaseNow: r.leaseNow,
         excluded: JSON.stringify(r.excludeChannels),
         excludedAccounts: JSON.stringify(r.excludeAccounts),
-      }) as ClaimedRow[];
-      return toClaimed(rows);
+      }) as Omit<ClaimedRow, 'correlation_id'>[];
+      return toClaimed(rows.map(withCorrelation));
     });
   }
 
