@@ -41,7 +41,10 @@ export default tseslint.config(
     },
   },
   {
+    // The list of type modules (modules.ts, module.ts) and the registry derived from it (index.ts)
+    // sit above the connectors: the only files here that see them.
     files: ['src/channel-types/**/*.ts'],
+    ignores: ['src/channel-types/modules.ts', 'src/channel-types/module.ts', 'src/channel-types/index.ts'],
     rules: {
       'no-restricted-imports': layer(
         [
@@ -90,6 +93,42 @@ export default tseslint.config(
         ['**/api/**', '**/domain/**', '**/store/**', '**/chat/**', '**/delivery/**'],
         'Connectors are stateless and know neither the store nor the domain.',
       ),
+    },
+  },
+  {
+    // A type's definition lives in its module folder (connectors/<type>/definition*), under the
+    // rule of channel-types/: data and pure rules that import only lib, schemas, the shared parts of
+    // channel-types and the connector contract's types, never the connector's own code.
+    files: ['src/connectors/*/definition*.ts', 'src/connectors/*/definition/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: String.raw`^(?!(\.\./)+(lib|schemas)/|(\.\./)+channel-types/(common|definition|domains-whitelist)\.js$|(\.\./)+connectors/connector\.js$|\./[a-z-]+\.js$)\.{1,2}/`,
+              message: 'Channel type definitions are data and pure rules: they import lib, schemas, channel-types and the connector contract types only.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // A definition.ts beside its connector's code names only its own definition files.
+    files: ['src/connectors/*/definition*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: String.raw`^(?!(\.\./)+(lib|schemas)/|(\.\./)+channel-types/(common|definition|domains-whitelist)\.js$|(\.\./)+connectors/connector\.js$|\./definition)\.{1,2}/`,
+              message: 'Channel type definitions are data and pure rules: they import lib, schemas, channel-types and the connector contract types only.',
+            },
+          ],
+        },
+      ],
     },
   },
   {

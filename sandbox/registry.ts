@@ -8,8 +8,12 @@ import { createRbmStandIn } from './rbm/server.js';
 import { createSmsproviderStandIn } from './smsprovider/server.js';
 import { createSocialnetChatStandIn } from './socialnet_chat/server.js';
 
-// Every built stand-in with its fixed port offset (base port + offset) for local use. The server
-// derives the same URLs from SANDBOX_PORT_BASE (src/config.ts), so the offsets must not change.
+import { TYPE_MODULES } from '../src/channel-types/modules.js';
+
+// Every built stand-in with its fixed port offset (base port + offset) for local use. A channel
+// type's stand-in takes its port and server variable from the type's module
+// (src/channel-types/modules.ts), so the server derives the same URLs from SANDBOX_PORT_BASE;
+// here it is only made. The offsets must not change.
 
 export interface RunnableStandIn {
   standIn: StandIn<unknown>;
@@ -32,28 +36,32 @@ export interface StandInEntry {
 
 const plain = (standIn: StandIn<unknown>): RunnableStandIn => ({ standIn, serverEnv: () => ({}) });
 
+/** How each stand-in is made, by its name (a type module's `standIn.name`). */
+const MAKERS: Readonly<Record<string, () => RunnableStandIn>> = {
+  socialnet_chat: () => {
+    const standIn = createSocialnetChatStandIn();
+    // The service verifies the platform's signature on inbound calls with the app secret.
+    return { standIn, serverEnv: () => ({ SOCIALNET_APP_ID: standIn.state.app.id, SOCIALNET_APP_SECRET: standIn.state.app.secret }) };
+  },
+  botmsg: () => plain(createBotmsgStandIn()),
+  smsprovider: () => plain(createSmsproviderStandIn()),
+  appmsg: () => plain(createAppmsgStandIn()),
+  rbm: () => plain(createRbmStandIn()),
+  mailprovider: () => plain(createMailproviderStandIn()),
+  appmsg_business_messages: () => plain(createAppmsgBusinessMessagesStandIn()),
+};
+
+function maker(name: string): () => RunnableStandIn {
+  const make = MAKERS[name];
+  if (!make) throw new Error(`no stand-in is made under the name ${name} (sandbox/registry.ts)`);
+  return make;
+}
+
+/** The stand-ins of the channel types (from their modules), then the tools', in port order. */
 export const STAND_INS: StandInEntry[] = [
-  {
-    platform: 'socialnet_chat',
-    portOffset: 0,
-    urlVariable: 'SOCIALNET_API_URL',
-    create: () => {
-      const standIn = createSocialnetChatStandIn();
-      // The service verifies the platform's signature on inbound calls with the app secret.
-      return { standIn, serverEnv: () => ({ SOCIALNET_APP_ID: standIn.state.app.id, SOCIALNET_APP_SECRET: standIn.state.app.secret }) };
-    },
-  },
-  { platform: 'botmsg', portOffset: 1, urlVariable: 'BOTMSG_API_URL', create: () => plain(createBotmsgStandIn()) },
-  { platform: 'smsprovider', portOffset: 2, urlVariable: 'SMSPROVIDER_API_URL', create: () => plain(createSmsproviderStandIn()) },
-  { platform: 'appmsg', portOffset: 3, urlVariable: 'APPMSG_API_URL', create: () => plain(createAppmsgStandIn()) },
-  { platform: 'rbm', portOffset: 4, urlVariable: 'RBM_API_URL', create: () => plain(createRbmStandIn()) },
-  { platform: 'mailprovider', portOffset: 5, urlVariable: 'MAILPROVIDER_API_URL', create: () => plain(createMailproviderStandIn()) },
-  {
-    platform: 'appmsg_business_messages',
-    portOffset: 6,
-    urlVariable: 'APPMSG_BUSINESS_API_URL',
-    create: () => plain(createAppmsgBusinessMessagesStandIn()),
-  },
+  ...TYPE_MODULES.flatMap((m) =>
+    m.standIn ? [{ platform: m.standIn.name, portOffset: m.standIn.portOffset, urlVariable: m.standIn.urlVariable, create: maker(m.standIn.name) }] : [],
+  ),
   {
     platform: 'nluserver',
     portOffset: 7,
@@ -64,7 +72,7 @@ export const STAND_INS: StandInEntry[] = [
       return { standIn, serverEnv: () => nlpAllowlist(standIn.baseUrl()) };
     },
   },
-];
+].sort((a, b) => a.portOffset - b.portOffset);
 
 function nlpAllowlist(baseUrl: string | undefined): Record<string, string> {
   return baseUrl === undefined ? {} : { NLP_ALLOWLIST: new URL(baseUrl).host };

@@ -407,10 +407,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         baseUrl,
         nlp,
         // The stand-ins answer at the platform URLs the connectors use (the sandbox's by default).
-        trialDrivers: trialDrivers(
-          { socialnet_chat: connectorSettings.socialnet_chat.apiUrl, botmsg: connectorSettings.botmsg.apiUrl, mobile: connectorSettings.smsprovider.apiUrl },
-          connectorSettings.platforms.timeoutMs,
-        ),
+        trialDrivers: trialDrivers(connectorSettings),
       }),
     },
   });

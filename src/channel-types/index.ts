@@ -1,27 +1,11 @@
 import { CHANNEL_TYPES, isChannelType, type ChannelType } from '../schemas/channel-types.js';
 import type { Capabilities, ChannelTypeDefinition } from './definition.js';
-import { serviceChat } from './service_chat.js';
-import { socialnetChat } from './socialnet_chat/index.js';
-import { mobile } from './mobile.js';
-import { rbm } from './rbm.js';
-import { appmsg } from './appmsg.js';
-import { appmsgBusinessMessages } from './appmsg_business_messages.js';
-import { botmsg } from './botmsg.js';
-import { email } from './email.js';
+import { CHANNEL_TYPE_MODULES } from './modules.js';
 
 export type * from './definition.js';
 
-/** The registry: one definition per channel type. */
-const BY_TYPE: Record<ChannelType, ChannelTypeDefinition> = {
-  service_chat: serviceChat,
-  socialnet_chat: socialnetChat,
-  mobile,
-  rbm,
-  appmsg,
-  appmsg_business_messages: appmsgBusinessMessages,
-  botmsg,
-  email,
-};
+/** The registry: one definition per channel type, each from its type's module (modules.ts). */
+const BY_TYPE = Object.fromEntries(CHANNEL_TYPES.map((type) => [type, CHANNEL_TYPE_MODULES[type].definition])) as Record<ChannelType, ChannelTypeDefinition>;
 
 /** Every definition, in the specification's order of the types. */
 export const CHANNEL_TYPE_DEFINITIONS: readonly ChannelTypeDefinition[] = CHANNEL_TYPES.map((type) => BY_TYPE[type]);

@@ -1,28 +1,15 @@
 import type { ChannelType } from '../schemas/channel-types.js';
-import { ControlApi } from './control-api.js';
 import type { TrialDriver } from './driver.js';
-import { botmsgTrial } from './botmsg.js';
-import { mobileTrial } from './mobile.js';
-import { socialnetChatTrial } from './socialnet_chat.js';
+import { TYPE_MODULES } from '../channel-types/modules.js';
 
 export type { TrialDriver, TrialInput, TrialOutcome, TrialUser } from './driver.js';
 
-/** Where each platform's stand-in listens: the platform URLs the server is configured with. */
-export interface StandInUrls {
-  socialnet_chat: string;
-  botmsg: string;
-  mobile: string;
-}
-
 /**
- * The types a stand-in can act as an end user for, with their drivers. rbm, appmsg,
- * appmsg_business_messages and email have stand-ins but no connector receives their calls yet;
- * service_chat is tried in the browser with the widget itself.
+ * The types a stand-in can act as an end user for, with their drivers: each type whose module has
+ * a `trial`, pointed at the platform URL its connector uses (the stand-in's by default). Types
+ * whose stand-in cannot write yet have none; service_chat is tried in the browser with the widget.
  */
-export function trialDrivers(urls: StandInUrls, timeoutMs: number): ReadonlyMap<ChannelType, TrialDriver> {
-  return new Map<ChannelType, TrialDriver>([
-    ['socialnet_chat', socialnetChatTrial(new ControlApi(urls.socialnet_chat, timeoutMs))],
-    ['botmsg', botmsgTrial(new ControlApi(urls.botmsg, timeoutMs))],
-    ['mobile', mobileTrial(new ControlApi(urls.mobile, timeoutMs))],
-  ]);
+export function trialDrivers(settings: { platforms: { timeoutMs: number } }): ReadonlyMap<ChannelType, TrialDriver> {
+  const own = (type: string): unknown => (settings as Record<string, unknown>)[type];
+  return new Map(TYPE_MODULES.flatMap((m) => (m.trial ? [[m.type, m.trial(own(m.type), settings.platforms.timeoutMs)] as const] : [])));
 }

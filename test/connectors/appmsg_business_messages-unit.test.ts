@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { durationSeconds } from '../../src/channel-types/appmsg_business_messages.js';
+import { durationSeconds } from '../../src/connectors/appmsg_business_messages/definition.js';
 import { parseCallback } from '../../src/connectors/appmsg_business_messages/inbound.js';
 import { renderMessage, shortFileName } from '../../src/connectors/appmsg_business_messages/render.js';
 import { statusFailure } from '../../src/connectors/appmsg_business_messages/api.js';

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { automaticMessageType, REPLY_WINDOW_MS } from '../../src/channel-types/socialnet_chat/reply-window.js';
+import { automaticMessageType, REPLY_WINDOW_MS } from '../../src/connectors/socialnet_chat/definition/reply-window.js';
 import { platformTag, renderMessage, renderMessaging, renderRecipient } from '../../src/connectors/socialnet_chat/render.js';
 import { profileChange, renderPersistentMenu } from '../../src/connectors/socialnet_chat/settings.js';
 import { parseWebhook, signatureValid } from '../../src/connectors/socialnet_chat/inbound.js';

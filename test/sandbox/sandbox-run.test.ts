@@ -98,7 +98,7 @@ test('SANDBOX_PORT_BASE alone points the server at every moved stand-in; its cha
   const s = await startTestServer('sqlite', { workers: true, env: sandbox.settings });
   t.after(() => s.close());
   const p = loadSettings(s.runtime.config, CONNECTOR_SETTINGS);
-  const urls = [p.socialnet_chat, p.botmsg, p.smsprovider, p.appmsg, p.rbm, p.mailprovider, p.appmsg_business_messages].map((platform) => platform.apiUrl);
+  const urls = [p.socialnet_chat, p.botmsg, p.mobile, p.appmsg, p.rbm, p.email, p.appmsg_business_messages].map((platform) => platform.apiUrl);
   const reached = await Promise.all(urls.map(async (u) => (await get(`${u}/_sandbox`)).body.platform));
   assert.deepEqual(
     reached,

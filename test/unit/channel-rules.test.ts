@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkCapabilities, checkMetadata } from '../../src/domain/messages/channel-rules.js';
 import { capabilitiesOf } from '../../src/channel-types/index.js';
-import { MESSAGE_TAGS } from '../../src/channel-types/socialnet_chat/metadata.js';
+import { MESSAGE_TAGS } from '../../src/connectors/socialnet_chat/definition/metadata.js';
 import { CHANNEL_TYPES } from '../../src/schemas/channel-types.js';
 import { CONTENT_TYPES, type Content } from '../../src/schemas/content.js';
 import { parseContent } from '../../src/domain/messages/request.js';

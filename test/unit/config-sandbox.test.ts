@@ -15,10 +15,10 @@ function urlsByVariable(c: Config): Record<string, string> {
   return {
     SOCIALNET_API_URL: p.socialnet_chat.apiUrl,
     BOTMSG_API_URL: p.botmsg.apiUrl,
-    SMSPROVIDER_API_URL: p.smsprovider.apiUrl,
+    SMSPROVIDER_API_URL: p.mobile.apiUrl,
     APPMSG_API_URL: p.appmsg.apiUrl,
     RBM_API_URL: p.rbm.apiUrl,
-    MAILPROVIDER_API_URL: p.mailprovider.apiUrl,
+    MAILPROVIDER_API_URL: p.email.apiUrl,
     APPMSG_BUSINESS_API_URL: p.appmsg_business_messages.apiUrl,
   };
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { isGsm7, smsParts } from '../../src/lib/sms-parts.js';
 import { smsText } from '../../src/lib/sms-text.js';
 import { checkCapabilities } from '../../src/domain/messages/channel-rules.js';
-import { SMS_MAX_PARTS } from '../../src/channel-types/mobile.js';
+import { SMS_MAX_PARTS } from '../../src/connectors/mobile/definition.js';
 import type { Content } from '../../src/schemas/content.js';
 import { failure } from '../helpers/api-errors.js';
 

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { SettingsService } from '../../domain/settings/service.js';
-import { SettingsResponse, ServiceChatSettings, SocialnetChatSettings } from '../../domain/settings/schemas.js';
+import { SettingsResponse, TYPE_SETTINGS_SCHEMAS } from '../../domain/settings/schemas.js';
 import { ErrorBody } from '../../schemas/common.js';
 import { accountOf } from '../context.js';
 import { pathId } from '../list-params.js';
@@ -9,9 +9,12 @@ import type { RoutePlugin } from '../route-group.js';
 
 const ChannelParams = Type.Object({ channel_id: Type.String() });
 /** The body's rules depend on the channel's type, so the domain checks it; this documents it. */
-const PatchBody = Type.Union([Type.Partial(ServiceChatSettings), Type.Partial(SocialnetChatSettings)], {
-  title: 'Update settings (a value sets, null deletes)',
-});
+const PatchBody = Type.Union(
+  TYPE_SETTINGS_SCHEMAS.map((s) => Type.Partial(s.schema)),
+  {
+    title: 'Update settings (a value sets, null deletes)',
+  },
+);
 
 export const settingsRoutes: RoutePlugin<{ settings: SettingsService }> = async (app, deps) => {
   const { settings } = deps;

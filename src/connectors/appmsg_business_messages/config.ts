@@ -3,7 +3,7 @@ import { PlatformUrl, settingsFragment } from '../../lib/env-settings.js';
 import { CALLBACK_AUTHS, DEFAULT_PATH_SEGMENT, DEFAULT_SIGNATURE_HEADER, DEFAULT_STATUS_CODES, parseStatusCodes } from './options.js';
 
 /** Port of the appmsg_business_messages stand-in above SANDBOX_PORT_BASE (sandbox/registry.ts). */
-const STAND_IN_PORT_OFFSET = 6;
+export const STAND_IN_PORT_OFFSET = 6;
 
 /** The environment variables of the appmsg_business_messages connector (docs/configuration.md). */
 export const appmsgBusinessSettings = settingsFragment(

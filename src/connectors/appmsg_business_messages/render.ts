@@ -5,7 +5,7 @@ import { FILE_NAME_MAX, PROMOTIONAL_TYPES, TTL_MAX_S, TTL_MIN_S, TYPES } from '.
 
 /**
  * A message as the partner API's `send_message` body. The content has passed the type's rules at
- * Send Message (channel-types/appmsg_business_messages.ts), so what is left here is the mapping
+ * Send Message (its definition.ts), so what is left here is the mapping
  * (README.md, "Sending"):
  * - text naming a template (`metadata.template_id`): a template (1702), its text the platform's;
  *   plain text: 206, only on channels whose sender id may still send it (`legacy_plain_text`);

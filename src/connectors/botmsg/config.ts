@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { PlatformUrl, settingsFragment } from '../../lib/env-settings.js';
 
 /** Port of the botmsg stand-in above SANDBOX_PORT_BASE (sandbox/registry.ts). */
-const STAND_IN_PORT_OFFSET = 1;
+export const STAND_IN_PORT_OFFSET = 1;
 
 /** The environment variables of the botmsg connector (docs/configuration.md). */
 export const botmsgSettings = settingsFragment(

@@ -3,7 +3,7 @@ import { PlatformUrl, settingsFragment } from '../../lib/env-settings.js';
 import { DEFAULT_JWT_ISSUER, DEFAULT_SIGNATURE_HEADER } from './options.js';
 
 /** Port of the smsprovider stand-in above SANDBOX_PORT_BASE (sandbox/registry.ts). */
-const STAND_IN_PORT_OFFSET = 2;
+export const STAND_IN_PORT_OFFSET = 2;
 
 /** The environment variables of the mobile connector (docs/configuration.md). */
 export const smsproviderSettings = settingsFragment(

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { PlatformUrl, settingsFragment } from '../../lib/env-settings.js';
 
 /** Port of the socialnet_chat stand-in above SANDBOX_PORT_BASE (sandbox/registry.ts). */
-const STAND_IN_PORT_OFFSET = 0;
+export const STAND_IN_PORT_OFFSET = 0;
 
 /**
  * The environment variables of the socialnet_chat connector (docs/configuration.md): the platform's

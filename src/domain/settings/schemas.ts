@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type TObject } from '@sinclair/typebox';
 import { CHANNEL_TYPE_DEFINITIONS } from '../../channel-types/index.js';
 
 /**
@@ -6,10 +6,12 @@ import { CHANNEL_TYPE_DEFINITIONS } from '../../channel-types/index.js';
  * Each channel type's definition holds its settings, their rules and their documented shape;
  * types without settings offer none: any key is refused.
  */
-export { ServiceChatSettings } from '../../channel-types/service_chat.js';
-export { SocialnetChatSettings } from '../../channel-types/socialnet_chat/settings.js';
 
-export const SettingsResponse = Type.Union(
-  [...CHANNEL_TYPE_DEFINITIONS.flatMap((d) => (d.settings.schema ? [d.settings.schema] : [])), Type.Object({}, { title: 'Types without settings' })],
-  { $id: 'Settings' },
+/** The documented settings object of each type that has settings, named `<Type>Settings` (ServiceChatSettings ...). */
+export const TYPE_SETTINGS_SCHEMAS: ReadonlyArray<{ name: string; schema: TObject }> = CHANNEL_TYPE_DEFINITIONS.flatMap((d) =>
+  d.settings.schema ? [{ name: `${d.type.replace(/(^|_)([a-z])/g, (_m, _s, c: string) => c.toUpperCase())}Settings`, schema: d.settings.schema }] : [],
 );
+
+export const SettingsResponse = Type.Union([...TYPE_SETTINGS_SCHEMAS.map((s) => s.schema), Type.Object({}, { title: 'Types without settings' })], {
+  $id: 'Settings',
+});

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import type { ChannelTypeDefinition } from './definition.js';
-import { ApiError } from '../lib/errors.js';
-import { isPlainObject } from '../lib/json.js';
-import type { Metadata } from '../schemas/content.js';
-import { NO_SETTINGS, Str, strict } from './common.js';
+import type { ChannelTypeDefinition } from '../../channel-types/definition.js';
+import { ApiError } from '../../lib/errors.js';
+import { isPlainObject } from '../../lib/json.js';
+import type { Metadata } from '../../schemas/content.js';
+import { NO_SETTINGS, Str, strict } from '../../channel-types/common.js';
 
 /** The mail provider calls one URL per channel and kind: forwarded mail, and event webhooks. */
 const INBOUND_ENDPOINTS = ['mail', 'events'] as const;

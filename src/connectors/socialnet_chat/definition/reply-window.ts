@@ -1,4 +1,4 @@
-import type { ContactActivity } from '../definition.js';
+import type { ContactActivity } from '../../../channel-types/definition.js';
 
 /**
  * The message type when the client gives neither `type` nor `tag` (messaging-api.md, reserved

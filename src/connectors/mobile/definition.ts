@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import type { ChannelTypeDefinition, SentParts } from './definition.js';
-import { ApiError } from '../lib/errors.js';
-import { smsParts } from '../lib/sms-parts.js';
-import { smsText } from '../lib/sms-text.js';
-import type { Content } from '../schemas/content.js';
-import { NO_SETTINGS, PHONE_NUMBER_SHOWN, PLAIN_UPDATE, SEND_RATE, Str, strict } from './common.js';
+import type { ChannelTypeDefinition, SentParts } from '../../channel-types/definition.js';
+import { ApiError } from '../../lib/errors.js';
+import { smsParts } from '../../lib/sms-parts.js';
+import { smsText } from '../../lib/sms-text.js';
+import type { Content } from '../../schemas/content.js';
+import { NO_SETTINGS, PHONE_NUMBER_SHOWN, PLAIN_UPDATE, SEND_RATE, Str, strict } from '../../channel-types/common.js';
 
 /** The SMS provider calls one URL per channel and report: delivery reports, and received messages. */
 const INBOUND_ENDPOINTS = ['status', 'receive'] as const;

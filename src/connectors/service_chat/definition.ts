@@ -1,8 +1,8 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { MAX_BUTTONS_PER_CARD, MAX_CARDS } from '../schemas/content.js';
-import type { ChannelTypeDefinition } from './definition.js';
-import { NO_CONTACT_FIELDS, NO_SEND_POLICIES, PLAIN_UPDATE } from './common.js';
-import { checkWhitelist, DomainsWhitelist } from './domains-whitelist.js';
+import { MAX_BUTTONS_PER_CARD, MAX_CARDS } from '../../schemas/content.js';
+import type { ChannelTypeDefinition } from '../../channel-types/definition.js';
+import { NO_CONTACT_FIELDS, NO_SEND_POLICIES, PLAIN_UPDATE } from '../../channel-types/common.js';
+import { checkWhitelist, DomainsWhitelist } from '../../channel-types/domains-whitelist.js';
 
 const nullable = (s: TSchema) => Type.Union([s, Type.Null()]);
 

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { ApiError } from '../lib/errors.js';
-import { Nullable } from '../schemas/common.js';
-import type { Content } from '../schemas/content.js';
-import type { ChannelTypeDefinition } from './definition.js';
-import { NO_CONTACT_FIELDS, NO_SETTINGS, PLAIN_UPDATE, Str, strict } from './common.js';
+import { ApiError } from '../../lib/errors.js';
+import { Nullable } from '../../schemas/common.js';
+import type { Content } from '../../schemas/content.js';
+import type { ChannelTypeDefinition } from '../../channel-types/definition.js';
+import { NO_CONTACT_FIELDS, NO_SETTINGS, PLAIN_UPDATE, Str, strict } from '../../channel-types/common.js';
 
 const filled = (s: string | undefined) => s !== undefined && s.trim() !== '';
 

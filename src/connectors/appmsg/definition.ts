@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { ApiError } from '../lib/errors.js';
-import { Nullable } from '../schemas/common.js';
-import type { Card, Content } from '../schemas/content.js';
-import type { ChannelTypeDefinition, ContactFields } from './definition.js';
-import { NO_SETTINGS, Str, strict } from './common.js';
+import { ApiError } from '../../lib/errors.js';
+import { Nullable } from '../../schemas/common.js';
+import type { Card, Content } from '../../schemas/content.js';
+import type { ChannelTypeDefinition, ContactFields } from '../../channel-types/definition.js';
+import { NO_SETTINGS, Str, strict } from '../../channel-types/common.js';
 
 /**
  * The platform's limits beyond the capabilities (platforms.md §3.5): a URL of a button or card at

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { ApiError } from '../lib/errors.js';
-import { Str, strict } from './common.js';
+import { ApiError } from '../../lib/errors.js';
+import { Str, strict } from '../../channel-types/common.js';
 
 /**
  * What the platform needs to register an agent and to launch it (beyond the specification): the

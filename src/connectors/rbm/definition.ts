@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { ApiError, say } from '../lib/errors.js';
-import type { ChannelTypeDefinition } from './definition.js';
-import type { Content } from '../schemas/content.js';
-import { NO_SETTINGS, PHONE_NUMBER_SHOWN, Str, strict } from './common.js';
-import { AgentProfile, checkAgentRequest, LaunchQuestionnaire, VerificationContact } from './rbm-agent-fields.js';
+import { ApiError, say } from '../../lib/errors.js';
+import type { ChannelTypeDefinition } from '../../channel-types/definition.js';
+import type { Content } from '../../schemas/content.js';
+import { NO_SETTINGS, PHONE_NUMBER_SHOWN, Str, strict } from '../../channel-types/common.js';
+import { AgentProfile, checkAgentRequest, LaunchQuestionnaire, VerificationContact } from './definition-agent-fields.js';
 
 /** The agent's life cycle on the platform (contract.md §3). */
 export const RBM_AGENT_STATES = ['new', 'create_requested', 'created', 'launch_requested', 'launched'] as const;

@@ -1,5 +1,5 @@
-import { attempt, TrialFailure, type TrialDriver } from './driver.js';
-import { checkDelivered, NO_PLATFORM_ID, type ControlApi, typeObject } from './control-api.js';
+import { attempt, TrialFailure, type TrialDriver } from '../../trial/driver.js';
+import { checkDelivered, NO_PLATFORM_ID, type ControlApi, typeObject } from '../../trial/control-api.js';
 
 const TRIAL_USER = { first_name: 'Trial', last_name: 'User', username: 'trial_user' };
 

@@ -1,7 +1,7 @@
-import { ApiError, say } from '../../lib/errors.js';
-import { charCount } from '../../lib/text.js';
-import { LIMITS, type Metadata } from '../../schemas/content.js';
-import type { DirectSendDefaults } from '../definition.js';
+import { ApiError, say } from '../../../lib/errors.js';
+import { charCount } from '../../../lib/text.js';
+import { LIMITS, type Metadata } from '../../../schemas/content.js';
+import type { DirectSendDefaults } from '../../../channel-types/definition.js';
 import { automaticMessageType } from './reply-window.js';
 
 /** Message tags of the platform (current and legacy), in the lower case the service stores. */

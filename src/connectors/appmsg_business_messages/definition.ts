@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { ApiError } from '../lib/errors.js';
-import { charCount } from '../lib/text.js';
-import type { Card, Content, Metadata } from '../schemas/content.js';
-import type { ChannelTypeDefinition } from './definition.js';
-import { NO_SETTINGS, PHONE_NUMBER_SHOWN, PLAIN_UPDATE, strict } from './common.js';
+import { ApiError } from '../../lib/errors.js';
+import { charCount } from '../../lib/text.js';
+import type { Card, Content, Metadata } from '../../schemas/content.js';
+import type { ChannelTypeDefinition } from '../../channel-types/definition.js';
+import { NO_SETTINGS, PHONE_NUMBER_SHOWN, PLAIN_UPDATE, strict } from '../../channel-types/common.js';
 
 /** The channel's own URL the platform's callbacks go to (reports, replies, unsubscribes). */
 const INBOUND_ENDPOINT = 'callbacks';

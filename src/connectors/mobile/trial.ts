@@ -1,5 +1,5 @@
-import { attempt, TrialFailure, type TrialDriver } from './driver.js';
-import { checkDelivered, type ControlApi, typeObject } from './control-api.js';
+import { attempt, TrialFailure, type TrialDriver } from '../../trial/driver.js';
+import { checkDelivered, type ControlApi, typeObject } from '../../trial/control-api.js';
 
 /** The number the trial user texts from when no contact is named (a fictitious UK mobile number). */
 export const TRIAL_PHONE = '+447700900123';

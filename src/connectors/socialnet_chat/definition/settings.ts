@@ -1,10 +1,10 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { ApiError, say } from '../../lib/errors.js';
-import { assertValid } from '../../lib/validation.js';
-import { isPlainObject } from '../../lib/json.js';
-import type { CrossCheck, SettingsSpec } from '../definition.js';
-import { strict } from '../common.js';
-import { checkWhitelist, DomainsWhitelist } from '../domains-whitelist.js';
+import { ApiError, say } from '../../../lib/errors.js';
+import { assertValid } from '../../../lib/validation.js';
+import { isPlainObject } from '../../../lib/json.js';
+import type { CrossCheck, SettingsSpec } from '../../../channel-types/definition.js';
+import { strict } from '../../../channel-types/common.js';
+import { checkWhitelist, DomainsWhitelist } from '../../../channel-types/domains-whitelist.js';
 
 /** The page's settings: get started button, persistent menu, user input (messaging-api.md, Settings; contract.md §6). */
 export const MENU_TITLE_MAX = 30;

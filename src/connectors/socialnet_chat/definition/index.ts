@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable } from '../../schemas/common.js';
-import type { ChannelTypeDefinition, ContactFields } from '../definition.js';
-import { Str, strict } from '../common.js';
+import { Nullable } from '../../../schemas/common.js';
+import type { ChannelTypeDefinition, ContactFields } from '../../../channel-types/definition.js';
+import { Str, strict } from '../../../channel-types/common.js';
 import { checkMetadata, directDefaults, RESERVED_METADATA } from './metadata.js';
 import { settings } from './settings.js';
 
