@@ -67,8 +67,11 @@ export const ConfigSchema = Type.Object({
   TLS_CERT_FILE: Type.Optional(Type.String({ minLength: 1 })),
   TLS_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
   BOOTSTRAP_ACCOUNT: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
-  /** The stand-ins take eight consecutive ports (sandbox/registry.ts). */
-  SANDBOX_PORT_BASE: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 - 7 })),
+  /**
+   * The stand-ins take consecutive ports from here, one per stand-in (sandbox/registry.ts); the
+   * room above it is checked where the ports are known: by loadSettings for the platform URLs.
+   */
+  SANDBOX_PORT_BASE: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
   NLP_TIME_BUDGET_MS: Type.Optional(Type.Integer({ minimum: 10, maximum: 10_000 })),
   NLP_ALLOWLIST: Type.Optional(Type.String()),
   NLP_TRAINING_TIMEOUT_MS: Type.Optional(Type.Integer({ minimum: 1000, maximum: 3_600_000 })),
@@ -319,7 +322,14 @@ export function loadConfig(env: Environment = process.env): Config {
  * sandbox` listens on consecutive ports from SANDBOX_PORT_BASE.
  */
 export function loadSettings<L extends Record<string, SettingsFragment<any, unknown>>>(config: Config, list: L): SettingsOf<L> {
-  const context: SettingsContext = { standInUrl: (offset) => `http://127.0.0.1:${config.sandboxPortBase + offset}` };
+  const context: SettingsContext = {
+    standInUrl: (offset) => {
+      const port = config.sandboxPortBase + offset;
+      if (port > 65535)
+        throw new ConfigError(`Invalid configuration: SANDBOX_PORT_BASE=${config.sandboxPortBase} (leaves no port for the stand-in ${offset} above it)`);
+      return `http://127.0.0.1:${port}`;
+    },
+  };
   const settings: Record<string, unknown> = {};
   for (const [name, fragment] of Object.entries(list)) settings[name] = fragment.parse(readEnv(config.environment, fragment.env), context);
   return settings as SettingsOf<L>;

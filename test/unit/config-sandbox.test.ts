@@ -45,13 +45,18 @@ test('an explicit platform URL wins over SANDBOX_PORT_BASE; the others still fol
 });
 
 test('a SANDBOX_PORT_BASE that is not a port, or leaves no room for the last stand-in, stops the start naming it', () => {
-  for (const value of ['x', '0', '-5', '9101.5', '65529']) {
+  for (const value of ['x', '0', '-5', '9101.5', '65536']) {
     assert.throws(
       () => loadConfig({ DATA_DIR: dataDir(), SANDBOX_PORT_BASE: value }),
       (e: unknown) => e instanceof ConfigError && /SANDBOX_PORT_BASE/.test(e.message),
       value,
     );
   }
-  // The last stand-in (the NLU server, base + 7) takes the last port.
-  assert.equal(urlsByVariable(loadConfig({ DATA_DIR: dataDir(), SANDBOX_PORT_BASE: '65528' })).APPMSG_BUSINESS_API_URL, 'http://127.0.0.1:65534');
+  // The room above it is the highest port a platform URL takes (its stand-in's offset, from the type modules).
+  const last = Math.max(...PLATFORMS.map((e) => e.portOffset));
+  assert.throws(
+    () => urlsByVariable(loadConfig({ DATA_DIR: dataDir(), SANDBOX_PORT_BASE: String(65535 - last + 1) })),
+    (e: unknown) => e instanceof ConfigError && /SANDBOX_PORT_BASE/.test(e.message),
+  );
+  assert.equal(urlsByVariable(loadConfig({ DATA_DIR: dataDir(), SANDBOX_PORT_BASE: String(65535 - last) })).APPMSG_BUSINESS_API_URL, 'http://127.0.0.1:65535');
 });
