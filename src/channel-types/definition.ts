@@ -7,9 +7,10 @@ export type { Capabilities };
 
 /**
  * Everything the service knows about one channel type, in one place: the domain asks the
- * definition and names no platform. Adding a type is a definition (here), a connector, a stand-in
- * and tests. Definitions are data and pure functions: no I/O; what a rule needs from the store
- * (e.g. the contact's last activity) the domain reads and passes in.
+ * definition and names no platform. Each type's definition lives in its module folder
+ * (connectors/<type>/definition.ts), listed in modules.ts (docs/connectors.md, adding a type).
+ * Definitions are data and pure functions: no I/O; what a rule needs from the store (e.g. the
+ * contact's last activity) the domain reads and passes in.
  */
 export interface ChannelTypeDefinition {
   type: ChannelType;

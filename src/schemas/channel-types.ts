@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 
 /**
  * The eight platform types, named exactly as the specification writes them. What each type takes
- * and does (modes, capabilities, inputs, views, rules) is its definition in src/channel-types.
+ * and does is its module (src/channel-types/modules.ts, one per name here, which the compiler
+ * checks); the name is here because the schemas, the lowest layer, name the type in every message.
  */
 export const CHANNEL_TYPES = ['service_chat', 'socialnet_chat', 'mobile', 'rbm', 'appmsg', 'appmsg_business_messages', 'botmsg', 'email'] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { PlatformUrl, settingsFragment } from '../../lib/env-settings.js';
 import { CALLBACK_AUTHS, DEFAULT_PATH_SEGMENT, DEFAULT_SIGNATURE_HEADER, DEFAULT_STATUS_CODES, parseStatusCodes } from './options.js';
 
-/** Port of the appmsg_business_messages stand-in above SANDBOX_PORT_BASE (sandbox/registry.ts). */
+/** Port of the appmsg_business_messages stand-in above SANDBOX_PORT_BASE; its module gives it to the sandbox (sandbox/registry.ts). */
 export const STAND_IN_PORT_OFFSET = 6;
 
 /** The environment variables of the appmsg_business_messages connector (docs/configuration.md). */

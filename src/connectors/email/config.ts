@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { PlatformUrl, settingsFragment } from '../../lib/env-settings.js';
 import { DEFAULT_MAX_ATTACHMENT_BYTES, DEFAULT_SIGNATURE_MAX_AGE_S } from './options.js';
 
-/** Port of the mailprovider stand-in above SANDBOX_PORT_BASE (sandbox/registry.ts). */
+/** Port of the mailprovider stand-in above SANDBOX_PORT_BASE; its module gives it to the sandbox (sandbox/registry.ts). */
 export const STAND_IN_PORT_OFFSET = 5;
 
 /** The environment variables of the email connector (docs/configuration.md). */

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { PlatformUrl, settingsFragment } from '../../lib/env-settings.js';
 import { DEFAULT_JWT_ISSUER, DEFAULT_SIGNATURE_HEADER } from './options.js';
 
-/** Port of the smsprovider stand-in above SANDBOX_PORT_BASE (sandbox/registry.ts). */
+/** Port of the smsprovider stand-in above SANDBOX_PORT_BASE; its module gives it to the sandbox (sandbox/registry.ts). */
 export const STAND_IN_PORT_OFFSET = 2;
 
 /** The environment variables of the mobile connector (docs/configuration.md). */

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { PlatformUrl, settingsFragment } from '../../lib/env-settings.js';
 import { DEFAULT_MANAGEMENT_SCOPE, DEFAULT_MESSAGING_SCOPE, DEFAULT_PRODUCT_KEY, DEFAULT_SIGNATURE_HEADER } from './options.js';
 
-/** Port of the rbm stand-in above SANDBOX_PORT_BASE (sandbox/registry.ts). */
+/** Port of the rbm stand-in above SANDBOX_PORT_BASE; its module gives it to the sandbox (sandbox/registry.ts). */
 export const STAND_IN_PORT_OFFSET = 4;
 
 /** The environment variables of the rbm connector (docs/configuration.md). */

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { PlatformUrl, settingsFragment } from '../../lib/env-settings.js';
 
-/** Port of the socialnet_chat stand-in above SANDBOX_PORT_BASE (sandbox/registry.ts). */
+/** Port of the socialnet_chat stand-in above SANDBOX_PORT_BASE; its module gives it to the sandbox (sandbox/registry.ts). */
 export const STAND_IN_PORT_OFFSET = 0;
 
 /**
