@@ -15,7 +15,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['an owner
   describe(`Admin app API settings in Chromium (${dialect})`, { skip: skip || browserSkip }, () => {
     const admin = adminSuite(dialect, { server: { plan: 'developer' }, users: ['owner', 'member'] });
 
-    test('an admin.owner creates a token, copies it once, and it works against the API; revoked, it stops working', async () => {
+    test('an owner creates a token, copies it once, and it works against the API; revoked, it stops working', async () => {
       const a = await admin.open(admin.owner);
       await a.goto('/admin/api-settings');
       const table = a.page.getByRole('grid', { name: 'Access tokens' });
@@ -91,10 +91,10 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['an owner
       await a.assertNoProblems();
     });
 
-    test('a admin.member sees the tokens but cannot create or revoke one, in the page or through the API', async () => {
+    test('a member sees the tokens but cannot create or revoke one, in the page or through the API', async () => {
       const a = await admin.open(admin.member);
       await a.goto('/admin/api-settings');
-      await a.page.getByText('Only an admin.owner of the account can create or revoke tokens.').waitFor();
+      await a.page.getByText('Only an owner of the account can create or revoke tokens.').waitFor();
       await a.page.getByRole('grid', { name: 'Access tokens' }).getByRole('row').nth(1).waitFor();
       assert.equal(await a.page.getByRole('button', { name: 'Create token' }).count(), 0);
       assert.equal(await a.page.getByRole('button', { name: /^Revoke/ }).count(), 0);
@@ -103,7 +103,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['an owner
       const session = await (await a.context.request.get('/admin/api/session')).json();
       const made = await a.context.request.post('/admin/api/tokens', { data: { name: 'sneaky' }, headers: { 'x-csrf-token': session.csrf_token } });
       assert.equal(made.status(), 403);
-      assert.equal((await made.json()).errors[0].message, 'Only an admin.owner can manage tokens.');
+      assert.equal((await made.json()).errors[0].message, 'Only an owner can manage tokens.');
       const listed = await (await a.context.request.get('/admin/api/tokens')).json();
       const revoke = await a.context.request.delete(`/admin/api/tokens/${listed.data[0].id}`, { headers: { 'x-csrf-token': session.csrf_token } });
       assert.equal(revoke.status(), 403);

@@ -206,12 +206,12 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['keyboard
         accountId: admin.s.accountId,
         email: 'given@example.com',
         role: 'member',
-        password: 'set by the admin.owner 1',
+        password: 'set by the owner 1',
       });
       const a = await admin.open();
       await a.goto('/admin/channels');
       await a.page.getByLabel('E-mail').fill('given@example.com');
-      await a.page.getByLabel('Password').fill('set by the admin.owner 1');
+      await a.page.getByLabel('Password').fill('set by the owner 1');
       await a.page.getByRole('button', { name: 'Sign in' }).click();
       await a.page.getByRole('heading', { name: 'Choose a new password' }).waitFor();
       assert.equal(await a.page.getByRole('navigation', { name: 'Main' }).count(), 0);
@@ -228,7 +228,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['keyboard
       await a.page.getByLabel('New password again').fill('my very own password');
       await a.page.getByRole('button', { name: 'Save new password' }).click();
       await a.page.getByText('The current password is wrong.').waitFor();
-      await a.page.getByLabel('Current password').fill('set by the admin.owner 1');
+      await a.page.getByLabel('Current password').fill('set by the owner 1');
       await a.page.getByRole('button', { name: 'Save new password' }).click();
       await a.page.getByRole('heading', { name: 'Channels', level: 1 }).waitFor();
       const check = await a.context.request.get('/admin/api/session');

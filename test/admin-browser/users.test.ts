@@ -15,7 +15,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['an owner
   describe(`Admin app users in Chromium (${dialect})`, { skip: skip || browserSkip }, () => {
     const admin = adminSuite(dialect, { users: ['owner', 'member'] });
 
-    test('an admin.owner adds a admin.member with a password, who must change it at first sign-in; then removes them, which ends their session', async () => {
+    test('an owner adds a member with a password, who must change it at first sign-in; then removes them, which ends their session', async () => {
       const a = await admin.open(admin.owner);
       await a.goto('/admin/');
       await a.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' }).click();
@@ -76,7 +76,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['an owner
       await helper.assertNoProblems([{ status: 401, path: '/admin/api/v1/channels' }]);
     });
 
-    test('an admin.owner adds a user without a password and gets a one-time setup link to copy, which lets them in', async () => {
+    test('an owner adds a user without a password and gets a one-time setup link to copy, which lets them in', async () => {
       const a = await admin.open(admin.owner);
       await a.goto('/admin/users');
       await a.page.getByRole('button', { name: 'Add user' }).click();
@@ -100,22 +100,22 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['an owner
 
       const newcomer = await admin.open();
       await newcomer.goto(link);
-      await newcomer.page.getByLabel('Password', { exact: true }).fill('second admin.owner password');
-      await newcomer.page.getByLabel('Password again').fill('second admin.owner password');
+      await newcomer.page.getByLabel('Password', { exact: true }).fill('second owner password');
+      await newcomer.page.getByLabel('Password again').fill('second owner password');
       await newcomer.page.getByRole('button', { name: 'Set password and sign in' }).click();
       await newcomer.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' }).waitFor();
       await a.assertNoProblems();
       await newcomer.assertNoProblems();
     });
 
-    test('a admin.member has no Users item, is told at its address that only an admin.owner manages users, and the API refuses them', async () => {
+    test('a member has no Users item, is told at its address that only an owner manages users, and the API refuses them', async () => {
       const a = await admin.open(admin.member);
       await a.goto('/admin/');
       const nav = a.page.getByRole('navigation', { name: 'Main' });
       await nav.getByRole('link', { name: 'API settings' }).waitFor();
       assert.deepEqual(await nav.getByRole('link').allTextContents(), ['Overview', 'Channels', 'API settings']);
       await a.goto('/admin/users');
-      await a.page.getByText('Only an admin.owner can manage users.').waitFor();
+      await a.page.getByText('Only an owner can manage users.').waitFor();
       assert.equal(await a.page.getByRole('grid').count(), 0);
       assert.equal(await a.page.getByRole('button', { name: 'Add user' }).count(), 0);
       await checkAccessibility(a.page, 'the users page of a member');
@@ -123,7 +123,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['an owner
       const session = await (await a.context.request.get('/admin/api/session')).json();
       const listed = await a.context.request.get('/admin/api/users');
       assert.equal(listed.status(), 403);
-      assert.equal((await listed.json()).errors[0].message, 'Only an admin.owner can manage users.');
+      assert.equal((await listed.json()).errors[0].message, 'Only an owner can manage users.');
       const added = await a.context.request.post('/admin/api/users', {
         data: { email: 'x@example.com', role: 'owner' },
         headers: { 'x-csrf-token': session.csrf_token },
