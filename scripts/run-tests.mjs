@@ -10,6 +10,9 @@
 // from the sources. PARLEY_TEST_SOURCES=1 runs the sources through tsx instead, as does a
 // failed bundle.
 //
+// Progress shows as files finish, one line each (scripts/test-reporter.mjs: "[N/M] file (time,
+// elapsed)"), failures in full; the run ends with its wall time, bundling included.
+//
 // The entry points that tests start as separate processes (the CLI and the sandbox) are bundled
 // too, into the folder named by PARLEY_TEST_BUILD (see test/helpers/entry-points.ts): a bundled
 // process starts about three times faster than one that loads the TypeScript loader, and tests
@@ -17,10 +20,12 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { spawn } from 'node:child_process';
 import { build } from 'esbuild';
 import { adminAppStale, buildAdminApp } from './build-admin-app.mjs';
+
+const runStarted = Date.now();
 
 function find(dir) {
   const out = [];
@@ -129,13 +134,22 @@ if (process.env.PARLEY_TEST_SOURCES !== '1') {
   }
 }
 
-const child = spawn(process.execPath, [...run.slice(0, -files.length), '--test-concurrency=2', '--test-reporter=spec', ...run.slice(-files.length)], {
-  stdio: 'inherit',
-  env: { ...process.env, PARLEY_TEST_BUILD: buildDir },
-});
+const bundled = Date.now();
+console.log(`${files.length} test files, two at a time (prepared in ${((bundled - runStarted) / 1000).toFixed(1)} s)`);
+const reporter = fileURLToPath(new URL('./test-reporter.mjs', import.meta.url));
+const child = spawn(
+  process.execPath,
+  [...run.slice(0, -files.length), '--test-concurrency=2', `--test-reporter=${reporter}`, '--test-reporter-destination=stdout', ...run.slice(-files.length)],
+  {
+    stdio: 'inherit',
+    env: { ...process.env, PARLEY_TEST_BUILD: buildDir, PARLEY_TEST_FILE_COUNT: String(files.length) },
+  },
+);
 const cleanUp = () => rmSync(buildDir, { recursive: true, force: true });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => {
   cleanUp();
+  const wall = (Date.now() - runStarted) / 1000;
+  console.log(`wall time ${Math.floor(wall / 60)}:${String(Math.floor(wall % 60)).padStart(2, '0')} (${wall.toFixed(1)} s)${code === 0 ? '' : ' - failed'}`);
   process.exit(code ?? (signal ? 1 : 0));
 });

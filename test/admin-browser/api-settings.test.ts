@@ -1,16 +1,8 @@
-import { describe, before, after } from 'node:test';
+import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/runtime.js';
-import {
-  checkAccessibility,
-  chromiumMissing,
-  createAdminUser,
-  startAdminBrowser,
-  TEST_PASSWORD_ENV,
-  type AdminBrowser,
-  type AdminUserFixture,
-} from '../helpers/admin-browser.js';
+import { checkAccessibility, chromiumMissing } from '../helpers/admin-browser.js';
+import { adminSuite } from '../helpers/admin-suite.js';
 
 // API settings as the spec's users get their token: an owner creates one, sees it once, copies
 // it and uses it against /v1 with a real HTTP call; it is listed by name, prefix and last use,
@@ -21,32 +13,18 @@ const browserSkip = chromiumMissing();
 
 for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['an owner creates a token'] })) {
   describe(`Admin app API settings in Chromium (${dialect})`, { skip: skip || browserSkip }, () => {
-    let s: TestServer;
-    let app: AdminBrowser;
-    let owner: AdminUserFixture;
-    let member: AdminUserFixture;
-
-    before(async () => {
-      s = await startTestServer(dialect, { env: { ...TEST_PASSWORD_ENV }, plan: 'developer' });
-      owner = await createAdminUser(s, s.accountId, 'owner@example.com', 'owner');
-      member = await createAdminUser(s, s.accountId, 'member@example.com', 'member');
-      app = await startAdminBrowser();
-    });
-    after(async () => {
-      await app?.close();
-      await s?.close();
-    });
+    const admin = adminSuite(dialect, { server: { plan: 'developer' }, users: ['owner', 'member'] });
 
     test('an owner creates a token, copies it once, and it works against the API; revoked, it stops working', async () => {
-      const a = await app.open(s.origin, owner);
+      const a = await admin.open(admin.owner);
       await a.goto('/admin/api-settings');
       const table = a.page.getByRole('grid', { name: 'Access tokens' });
       await table.waitFor();
       await checkAccessibility(a.page, 'API settings');
 
       // Only this account's tokens: another account's token (named like ours) is not listed.
-      const other = await s.newAccount();
-      await s.runtime.services.accounts.createToken(other.accountId, 'Order bot of another account');
+      const other = await admin.s.newAccount();
+      await admin.s.runtime.services.accounts.createToken(other.accountId, 'Order bot of another account');
       assert.equal(await table.getByRole('row', { name: /another account/ }).count(), 0);
       await a.page.reload();
       await table.getByRole('row').nth(1).waitFor();
@@ -69,7 +47,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['an owner
       assert.equal(await a.page.evaluate(() => navigator.clipboard.readText()), token);
 
       // The copied token against the public API, over HTTP like any program would.
-      const before = await fetch(`${s.baseUrl}/channels`, { headers: { authorization: `Bearer ${token}` } });
+      const before = await fetch(`${admin.s.baseUrl}/channels`, { headers: { authorization: `Bearer ${token}` } });
       assert.equal(before.status, 200, await before.text());
       assert.equal(before.headers.get('x-ratelimit-limit'), '2000');
 
@@ -90,13 +68,13 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['an owner
       await confirm.getByRole('button', { name: 'Revoke token' }).click();
       await confirm.waitFor({ state: 'hidden' });
       await row.waitFor({ state: 'detached' });
-      const after = await fetch(`${s.baseUrl}/channels`, { headers: { authorization: `Bearer ${token}` } });
+      const after = await fetch(`${admin.s.baseUrl}/channels`, { headers: { authorization: `Bearer ${token}` } });
       assert.equal(after.status, 401);
       await a.assertNoProblems();
     });
 
     test("the plan's limits and this hour's use are shown and follow the account's requests", async () => {
-      const a = await app.open(s.origin, owner);
+      const a = await admin.open(admin.owner);
       const read = async () => {
         await a.goto('/admin/api-settings');
         const panel = a.page.getByRole('region', { name: 'Plan and usage' });
@@ -107,14 +85,14 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['an owner
       const first = await read();
       assert.match(first.text, /developer/);
       assert.match(first.text, /2,000|2000/);
-      for (let i = 0; i < 3; i++) assert.equal((await s.api.get('/v1/channels')).status, 200);
+      for (let i = 0; i < 3; i++) assert.equal((await admin.s.api.get('/v1/channels')).status, 200);
       const second = await read();
       assert.ok(second.used >= first.used + 3, `used ${first.used} then ${second.used}`);
       await a.assertNoProblems();
     });
 
     test('a member sees the tokens but cannot create or revoke one, in the page or through the API', async () => {
-      const a = await app.open(s.origin, member);
+      const a = await admin.open(admin.member);
       await a.goto('/admin/api-settings');
       await a.page.getByText('Only an owner of the account can create or revoke tokens.').waitFor();
       await a.page.getByRole('grid', { name: 'Access tokens' }).getByRole('row').nth(1).waitFor();
@@ -129,7 +107,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['an owner
       const listed = await (await a.context.request.get('/admin/api/tokens')).json();
       const revoke = await a.context.request.delete(`/admin/api/tokens/${listed.data[0].id}`, { headers: { 'x-csrf-token': session.csrf_token } });
       assert.equal(revoke.status(), 403);
-      assert.equal((await s.api.get('/v1/channels')).status, 200);
+      assert.equal((await admin.s.api.get('/v1/channels')).status, 200);
       await a.assertNoProblems();
     });
   });

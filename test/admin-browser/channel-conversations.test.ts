@@ -1,16 +1,8 @@
 import { describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/runtime.js';
-import {
-  checkAccessibility,
-  chromiumMissing,
-  createAdminUser,
-  startAdminBrowser,
-  TEST_PASSWORD_ENV,
-  type AdminBrowser,
-  type AdminUserFixture,
-} from '../helpers/admin-browser.js';
+import { checkAccessibility, chromiumMissing } from '../helpers/admin-browser.js';
+import { adminSuite } from '../helpers/admin-suite.js';
 import { connectPage, pageUserSays, startStandIns, type StandIns } from './channel-fixtures.js';
 
 // The Conversations tab: contacts of a socialnet_chat page (its stand-in), newest activity first
@@ -23,34 +15,26 @@ const LIVE = 'a conversation is read live and answered: the reply with its quick
 
 for (const { dialect, skip, test } of await dialects({ postgresSmoke: [LIVE] })) {
   describe(`Admin app: the channel Conversations tab in Chromium (${dialect})`, { skip: skip || browserSkip }, () => {
-    let s: TestServer;
-    let app: AdminBrowser;
-    let owner: AdminUserFixture;
     let standIns: StandIns;
-
     before(async () => {
       standIns = await startStandIns();
-      s = await startTestServer(dialect, { workers: true, env: { ...TEST_PASSWORD_ENV, ...standIns.env } });
-      owner = await createAdminUser(s, s.accountId, 'owner@example.com', 'owner');
-      app = await startAdminBrowser();
     });
+    const admin = adminSuite(dialect, { server: { workers: true }, env: () => standIns.env });
     after(async () => {
-      await app?.close();
-      await s?.close();
       await standIns?.close();
     });
 
     /** The one contact of a channel with a single end user. */
     async function onlyContact(channelId: string): Promise<{ id: string; name: string }> {
-      const list = (await s.api.get(`/v1/channels/${channelId}/contacts`)).body as Array<{ id: string; name: string }>;
+      const list = (await admin.s.api.get(`/v1/channels/${channelId}/contacts`)).body as Array<{ id: string; name: string }>;
       assert.equal(list.length, 1);
       return list[0]!;
     }
 
     test(LIVE, async () => {
-      const { channelId, pageId } = await connectPage(s, standIns, 'Bakery');
+      const { channelId, pageId } = await connectPage(admin.s, standIns, 'Bakery');
       const psid = await pageUserSays(standIns, pageId, 'Do you have rye bread?');
-      const a = await app.open(s.origin, owner);
+      const a = await admin.open(admin.owner);
       await a.goto(`/admin/channels/${channelId}/conversations`);
       const contact = a.page.getByTestId('contact');
       await contact.first().waitFor();
@@ -69,7 +53,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [LIVE] }))
       const picture = messages.locator('img[alt="Image attachment"]');
       await picture.waitFor();
       assert.ok(
-        (await picture.getAttribute('src'))?.startsWith('/') || (await picture.getAttribute('src'))?.startsWith(s.origin),
+        (await picture.getAttribute('src'))?.startsWith('/') || (await picture.getAttribute('src'))?.startsWith(admin.s.origin),
         'a stored copy on this server',
       );
       assert.equal(await a.page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed), true, 'no reload');
@@ -109,7 +93,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [LIVE] }))
       await reply.locator('[data-mark=read]').waitFor();
 
       // A card sent through the API shows as a card with its buttons.
-      const card = await s.api.post('/v1/messages', {
+      const card = await admin.s.api.post('/v1/messages', {
         channel: { id: channelId },
         contact: { id: (await onlyContact(channelId)).id },
         content: {
@@ -127,19 +111,19 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [LIVE] }))
     });
 
     test('contacts are listed by newest activity and found by search; a refused reply says why', async () => {
-      const { channelId, pageId } = await connectPage(s, standIns, 'Florist');
+      const { channelId, pageId } = await connectPage(admin.s, standIns, 'Florist');
       const early = await pageUserSays(standIns, pageId, 'First customer here');
       await pageUserSays(standIns, pageId, 'Second customer here');
       // The first customer writes again: now the newest activity.
       await pageUserSays(standIns, pageId, 'Roses, please', early);
-      const a = await app.open(s.origin, owner);
+      const a = await admin.open(admin.owner);
       await a.goto(`/admin/channels/${channelId}/conversations`);
       const contacts = a.page.getByTestId('contact');
       await contacts.nth(1).waitFor();
       assert.match((await contacts.nth(0).textContent()) ?? '', /Roses, please/);
       assert.match((await contacts.nth(1).textContent()) ?? '', /Second customer here/);
 
-      const second = (await s.api.get(`/v1/channels/${channelId}/contacts`)).body.find((c: any) => !JSON.stringify(c).includes(early));
+      const second = (await admin.s.api.get(`/v1/channels/${channelId}/contacts`)).body.find((c: any) => !JSON.stringify(c).includes(early));
       await a.page.getByLabel('Search contacts').fill(second.name);
       await a.page.waitForFunction(() => document.querySelectorAll('[data-testid=contact]').length === 1);
       assert.match((await contacts.textContent()) ?? '', /Second customer here/);

@@ -2,18 +2,9 @@ import { describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Route } from 'playwright-core';
 import { dialects } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { Receiver } from '../helpers/receiver.js';
-import {
-  checkAccessibility,
-  chromiumMissing,
-  createAdminUser,
-  startAdminBrowser,
-  TEST_PASSWORD_ENV,
-  type AdminBrowser,
-  type AdminPage,
-  type AdminUserFixture,
-} from '../helpers/admin-browser.js';
+import { checkAccessibility, chromiumMissing, type AdminPage } from '../helpers/admin-browser.js';
+import { adminSuite } from '../helpers/admin-suite.js';
 
 // The NLP tab as its user works it: a built-in integration connected with two intents in two
 // languages (refused first at the fields the API names), queued until a worker trains it (a
@@ -31,26 +22,18 @@ const GREET_ES = ['hola', 'buenos días', 'qué tal', 'buenas tardes'];
 
 for (const { dialect, skip, test } of await dialects({ postgresSmoke: [BUILTIN] })) {
   describe(`Admin app: the channel NLP tab in Chromium (${dialect})`, { skip: skip || browserSkip }, () => {
-    let s: TestServer;
-    let app: AdminBrowser;
-    let owner: AdminUserFixture;
+    // No workers yet: the first training stays queued until the test starts them.
+    const admin = adminSuite(dialect, { env: { NLP_ALLOWLIST: '127.0.0.1,localhost,::1' } });
     let nlu: Receiver;
-
     before(async () => {
-      // No workers yet: the first training stays queued until the test starts them.
-      s = await startTestServer(dialect, { env: { ...TEST_PASSWORD_ENV, NLP_ALLOWLIST: '127.0.0.1,localhost,::1' } });
-      owner = await createAdminUser(s, s.accountId, 'owner@example.com', 'owner');
       nlu = await Receiver.start();
-      app = await startAdminBrowser();
     });
     after(async () => {
-      await app?.close();
       await nlu?.close();
-      await s?.close();
     });
 
     async function webChat(name: string): Promise<string> {
-      const res = await s.api.post('/v1/channels', { type: 'service_chat', name });
+      const res = await admin.s.api.post('/v1/channels', { type: 'service_chat', name });
       assert.equal(res.status, 201, res.text);
       return res.body.id as string;
     }
@@ -84,7 +67,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [BUILTIN] 
 
     test(BUILTIN, async () => {
       const id = await webChat('Shop chat');
-      const a = await app.open(s.origin, owner);
+      const a = await admin.open(admin.owner);
       await a.goto(`/admin/channels/${id}/nlp`);
       await a.page.getByText(/^Not connected: received texts of this channel go out without intents/).waitFor();
       await a.page.getByText('Built-in (trained here)').click();
@@ -110,7 +93,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [BUILTIN] 
         .waitFor();
       await a.page.getByText('Not saved: one field breaks a rule (marked below).').waitFor();
       assert.equal(await fieldError(a, scope(a, 'nlp-intent-2'), 'Intent id').count(), 0);
-      assert.equal((await s.api.get(`/v1/channels/${id}/nlp`)).status, 404, 'nothing was saved');
+      assert.equal((await admin.s.api.get(`/v1/channels/${id}/nlp`)).status, 404, 'nothing was saved');
 
       // Then the service refuses Latin: shown under the languages.
       await scope(a, 'nlp-intent-1').getByLabel('Intent id').fill('order_status');
@@ -121,12 +104,12 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [BUILTIN] 
         .waitFor();
       assert.equal(await fieldError(a, scope(a, 'nlp-intent-1'), 'Intent id').count(), 0, 'the earlier error is gone');
       await checkAccessibility(a.page, 'the NLP tab connecting a built-in integration, with an error');
-      assert.equal((await s.api.get(`/v1/channels/${id}/nlp`)).status, 404, 'nothing was saved');
+      assert.equal((await admin.s.api.get(`/v1/channels/${id}/nlp`)).status, 404, 'nothing was saved');
 
       await a.page.getByRole('button', { name: /^Remove Latin/ }).click();
       await a.page.getByRole('button', { name: 'Connect and train' }).click();
       await a.page.getByText('Connected. Training has started: intents come once the model is ready.').waitFor();
-      const saved = (await s.api.get(`/v1/channels/${id}/nlp`)).body;
+      const saved = (await admin.s.api.get(`/v1/channels/${id}/nlp`)).body;
       assert.equal(saved.kind, 'builtin');
       assert.deepEqual(saved.languages, ['en', 'es']);
       assert.deepEqual(saved.intents, [
@@ -141,10 +124,10 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [BUILTIN] 
       // No model to try yet: the API's 409 is told in the Try box.
       await a.page.getByLabel('Phrase', { exact: true }).fill('where is my order');
       await a.page.getByRole('button', { name: 'Classify' }).click();
-      const refused = await s.api.post(`/v1/channels/${id}/nlp/parse`, { text: 'where is my order' });
+      const refused = await admin.s.api.post(`/v1/channels/${id}/nlp/parse`, { text: 'where is my order' });
       assert.equal(refused.status, 409, refused.text);
       await scope(a, 'nlp-try-result').getByRole('alert').getByText(refused.body.errors[0].message, { exact: true }).waitFor();
-      s.runtime.startWorkers();
+      admin.s.runtime.startWorkers();
       await training.getByText('Ready', { exact: true }).waitFor({ timeout: 60_000 });
       await training.getByText('The model of version 1 classifies received texts.').waitFor();
 
@@ -175,13 +158,13 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [BUILTIN] 
       await Promise.all(held.map((route) => route.continue()));
       await a.page.unroute((url) => url.pathname === nlpPath);
       await training.getByText('The model of version 2 classifies received texts.').waitFor({ timeout: 60_000 });
-      assert.deepEqual((await s.api.get(`/v1/channels/${id}/nlp`)).body.intents[0].utterances.en, [...ORDER_EN, 'where is my parcel']);
+      assert.deepEqual((await admin.s.api.get(`/v1/channels/${id}/nlp`)).body.intents[0].utterances.en, [...ORDER_EN, 'where is my parcel']);
 
       await a.page.getByRole('button', { name: 'Remove NLP integration' }).click();
       await a.page.getByRole('alertdialog').getByRole('button', { name: 'Remove', exact: true }).click();
       await a.page.getByText('NLP integration removed: received texts go out without intents.').waitFor();
       await a.page.getByRole('button', { name: 'Connect', exact: true }).waitFor();
-      assert.equal((await s.api.get(`/v1/channels/${id}/nlp`)).status, 404);
+      assert.equal((await admin.s.api.get(`/v1/channels/${id}/nlp`)).status, 404);
       await a.assertNoProblems([
         { status: 422, path: /^\/admin\/api\/v1\/channels\/\d+\/nlp$/ }, // training data refused at its fields
         { status: 409, path: /^\/admin\/api\/v1\/channels\/\d+\/nlp\/parse$/ }, // no model to try yet
@@ -202,7 +185,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [BUILTIN] 
         };
       };
       const id = await webChat('Support chat');
-      const a = await app.open(s.origin, owner);
+      const a = await admin.open(admin.owner);
       await a.goto(`/admin/channels/${id}/nlp`);
       await a.page.getByText('External NLU server', { exact: true }).click();
       await a.page.getByRole('button', { name: 'Connect', exact: true }).click();
@@ -211,7 +194,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [BUILTIN] 
       await a.page.getByLabel('Auth token (optional)').fill('s3cret-token');
       await a.page.getByRole('button', { name: 'Connect', exact: true }).click();
       await fieldError(a, a.page.locator('main'), 'NLU server URL').waitFor();
-      assert.equal((await s.api.get(`/v1/channels/${id}/nlp`)).status, 404, 'nothing was saved');
+      assert.equal((await admin.s.api.get(`/v1/channels/${id}/nlp`)).status, 404, 'nothing was saved');
 
       await a.page.getByLabel('NLU server URL').fill(nlu.origin);
       await a.page.getByRole('button', { name: 'Connect', exact: true }).click();
@@ -235,7 +218,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [BUILTIN] 
       await a.page.getByRole('button', { name: 'Save changes' }).click();
       await a.page.getByText('Saved.', { exact: true }).waitFor();
       await token.getByText('not set', { exact: true }).waitFor();
-      const view = (await s.api.get(`/v1/channels/${id}/nlp`)).body;
+      const view = (await admin.s.api.get(`/v1/channels/${id}/nlp`)).body;
       assert.equal(view.url, nlu.origin);
       assert.equal(view.auth_token_set, false);
       await tryPhrase(a, 'my order');

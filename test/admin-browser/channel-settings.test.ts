@@ -1,17 +1,8 @@
 import { describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/runtime.js';
-import {
-  checkAccessibility,
-  chromiumMissing,
-  createAdminUser,
-  startAdminBrowser,
-  TEST_PASSWORD_ENV,
-  type AdminBrowser,
-  type AdminPage,
-  type AdminUserFixture,
-} from '../helpers/admin-browser.js';
+import { checkAccessibility, chromiumMissing, type AdminPage } from '../helpers/admin-browser.js';
+import { adminSuite } from '../helpers/admin-suite.js';
 import { connectPage, startStandIns, type StandIns } from './channel-fixtures.js';
 
 // The Settings tab per type: the service_chat whitelist checked entry by entry as it is typed,
@@ -24,20 +15,12 @@ const MENU = 'socialnet_chat: a nested menu shows the rule it breaks while edite
 
 for (const { dialect, skip, test } of await dialects({ postgresSmoke: [MENU] })) {
   describe(`Admin app: the channel Settings tab in Chromium (${dialect})`, { skip: skip || browserSkip }, () => {
-    let s: TestServer;
-    let app: AdminBrowser;
-    let owner: AdminUserFixture;
     let standIns: StandIns;
-
     before(async () => {
       standIns = await startStandIns();
-      s = await startTestServer(dialect, { env: { ...TEST_PASSWORD_ENV, ...standIns.env } });
-      owner = await createAdminUser(s, s.accountId, 'owner@example.com', 'owner');
-      app = await startAdminBrowser();
     });
+    const admin = adminSuite(dialect, { env: () => standIns.env });
     after(async () => {
-      await app?.close();
-      await s?.close();
       await standIns?.close();
     });
 
@@ -48,9 +31,9 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [MENU] }))
         .locator('.field-error');
 
     test('service_chat: the whitelist is checked as typed and saved; the snippet is copied; the preview runs the real widget', async () => {
-      const res = await s.api.post('/v1/channels', { type: 'service_chat', name: 'Shop chat' });
+      const res = await admin.s.api.post('/v1/channels', { type: 'service_chat', name: 'Shop chat' });
       const id = res.body.id as string;
-      const a = await app.open(s.origin, owner);
+      const a = await admin.open(admin.owner);
       await a.goto(`/admin/channels/${id}/settings`);
       await a.page.getByText('No domains: every connection attempt is refused.').waitFor();
 
@@ -70,10 +53,10 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [MENU] }))
       await a.page.getByRole('list', { name: 'Whitelisted domains' }).getByText('https://shop.example.com').waitFor();
       await a.page.getByRole('button', { name: 'Save whitelist' }).click();
       await a.page.getByText('Whitelist saved.').waitFor();
-      assert.deepEqual((await s.api.get(`/v1/channels/${id}/settings`)).body.domains_whitelist, ['https://shop.example.com']);
+      assert.deepEqual((await admin.s.api.get(`/v1/channels/${id}/settings`)).body.domains_whitelist, ['https://shop.example.com']);
 
       // The one tag for the site, copied as shown.
-      const snippet = `<script src="${s.origin}/widget.js" data-channel-id="${id}"></script>`;
+      const snippet = `<script src="${admin.s.origin}/widget.js" data-channel-id="${id}"></script>`;
       assert.equal(await a.page.getByTestId('widget-snippet').textContent(), snippet);
       await a.page.getByRole('button', { name: 'Copy snippet' }).click();
       await a.page.getByText('Copied').waitFor();
@@ -81,23 +64,23 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [MENU] }))
 
       // The preview page is this server's: once its origin is listed, the real widget chats in the frame.
       await checkAccessibility(a.page, 'the service_chat Settings tab');
-      await a.page.getByRole('button', { name: `Add ${s.origin} to the whitelist` }).click();
+      await a.page.getByRole('button', { name: `Add ${admin.s.origin} to the whitelist` }).click();
       await a.page.getByText('Whitelist saved.').waitFor();
-      assert.deepEqual((await s.api.get(`/v1/channels/${id}/settings`)).body.domains_whitelist, ['https://shop.example.com', s.origin]);
+      assert.deepEqual((await admin.s.api.get(`/v1/channels/${id}/settings`)).body.domains_whitelist, ['https://shop.example.com', admin.s.origin]);
       const frame = a.page.frameLocator('iframe[title="Web chat preview"]');
       const input = frame.getByRole('textbox', { name: 'Message' });
       await input.fill('Is the preview live?');
       await input.press('Enter');
       await frame.getByRole('log', { name: 'Messages' }).getByText('Is the preview live?').waitFor();
-      const contacts = await s.api.get(`/v1/channels/${id}/contacts`);
+      const contacts = await admin.s.api.get(`/v1/channels/${id}/contacts`);
       assert.equal(contacts.body.length, 1, 'the preview chat is a real conversation of the channel');
       await a.assertNoProblems();
     });
 
     test('keyboard only: a whitelist entry is added with Enter and saved', async () => {
-      const res = await s.api.post('/v1/channels', { type: 'service_chat', name: 'Keyboard chat' });
+      const res = await admin.s.api.post('/v1/channels', { type: 'service_chat', name: 'Keyboard chat' });
       const id = res.body.id as string;
-      const a = await app.open(s.origin, owner);
+      const a = await admin.open(admin.owner);
       await a.goto(`/admin/channels/${id}/settings`);
       await a.page.getByLabel('Add a domain').focus();
       await a.page.keyboard.type('http://localhost:3000');
@@ -109,13 +92,13 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [MENU] }))
       assert.equal(await a.page.evaluate(() => document.activeElement?.textContent), 'Save whitelist');
       await a.page.keyboard.press('Enter');
       await a.page.getByText('Whitelist saved.').waitFor();
-      assert.deepEqual((await s.api.get(`/v1/channels/${id}/settings`)).body.domains_whitelist, ['http://localhost:3000']);
+      assert.deepEqual((await admin.s.api.get(`/v1/channels/${id}/settings`)).body.domains_whitelist, ['http://localhost:3000']);
       await a.assertNoProblems();
     });
 
     test(MENU, async () => {
-      const { channelId, pageId } = await connectPage(s, standIns, 'Bakery');
-      const a = await app.open(s.origin, owner);
+      const { channelId, pageId } = await connectPage(admin.s, standIns, 'Bakery');
+      const a = await admin.open(admin.owner);
       await a.goto(`/admin/channels/${channelId}/settings`);
 
       await a.page.getByText('Show a get started button').click();
@@ -141,7 +124,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [MENU] }))
       await fieldError(a, child, 'URL').getByText('Enter an absolute URL, e.g. https://shop.example.com/help.').waitFor();
       await a.page.getByRole('button', { name: 'Save settings' }).click();
       await a.page.getByText('Not saved: 2 fields break a rule (marked below).').waitFor();
-      assert.equal((await s.api.get(`/v1/channels/${channelId}/settings`)).body.menu, null, 'nothing was sent');
+      assert.equal((await admin.s.api.get(`/v1/channels/${channelId}/settings`)).body.menu, null, 'nothing was sent');
 
       await child.getByLabel('Title', { exact: true }).fill('Catalogue');
       await child.getByLabel('URL', { exact: true }).fill('https://shop.example.com/catalogue');
@@ -164,7 +147,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [MENU] }))
       await checkAccessibility(a.page, 'the socialnet_chat Settings tab while editing a menu');
       await a.page.getByRole('button', { name: 'Save settings' }).click();
       await a.page.getByText('Settings saved on the platform.').waitFor();
-      const saved = (await s.api.get(`/v1/channels/${channelId}/settings`)).body;
+      const saved = (await admin.s.api.get(`/v1/channels/${channelId}/settings`)).body;
       assert.deepEqual(saved.get_started_button, { payload: 'START' });
       assert.deepEqual(saved.menu, [
         {

@@ -1,17 +1,9 @@
 import { describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/runtime.js';
-import {
-  checkAccessibility,
-  chromiumMissing,
-  createAdminUser,
-  startAdminBrowser,
-  TEST_PASSWORD_ENV,
-  type AdminBrowser,
-  type AdminPage,
-  type AdminUserFixture,
-} from '../helpers/admin-browser.js';
+import { checkAccessibility, chromiumMissing, createAdminUser, TEST_PASSWORD_ENV, type AdminPage } from '../helpers/admin-browser.js';
+import { adminSuite } from '../helpers/admin-suite.js';
+import { startTestServer } from '../helpers/runtime.js';
 import { eventually } from '../helpers/waits.js';
 import { connectPage, mobileChannel, startStandIns, type StandIns } from './channel-fixtures.js';
 
@@ -25,20 +17,12 @@ const SOCIAL = 'socialnet_chat: a message written as the end user arrives, and t
 
 for (const { dialect, skip, test } of await dialects({ postgresSmoke: [SOCIAL] })) {
   describe(`Admin app: the channel Local trial tab in Chromium (${dialect})`, { skip: skip || browserSkip }, () => {
-    let s: TestServer;
-    let app: AdminBrowser;
-    let owner: AdminUserFixture;
     let standIns: StandIns;
-
     before(async () => {
       standIns = await startStandIns();
-      s = await startTestServer(dialect, { workers: true, env: { ...TEST_PASSWORD_ENV, ...standIns.env } });
-      owner = await createAdminUser(s, s.accountId, 'owner@example.com', 'owner');
-      app = await startAdminBrowser();
     });
+    const admin = adminSuite(dialect, { server: { workers: true }, env: () => standIns.env });
     after(async () => {
-      await app?.close();
-      await s?.close();
       await standIns?.close();
     });
 
@@ -58,8 +42,8 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [SOCIAL] }
     }
 
     test(SOCIAL, async () => {
-      const { channelId, pageId } = await connectPage(s, standIns, 'Bakery');
-      const a = await app.open(s.origin, owner);
+      const { channelId, pageId } = await connectPage(admin.s, standIns, 'Bakery');
+      const a = await admin.open(admin.owner);
       await a.goto(`/admin/channels/${channelId}/trial`);
       // No contact picked: writing as "the contact shown below" is unticked and off.
       const asShown = a.page.getByRole('checkbox', { name: 'Write as the contact shown below' });
@@ -72,7 +56,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [SOCIAL] }
       await eventually(async () => ((await asShown.isDisabled()) ? undefined : true), 10_000, 'the checkbox on once the contact is picked');
       assert.equal(await asShown.isChecked(), true);
       const contactId = new URL(a.page.url()).searchParams.get('contact');
-      const stored = (await s.api.get(`/v1/channels/${channelId}/contacts/${contactId}/messages`)).body;
+      const stored = (await admin.s.api.get(`/v1/channels/${channelId}/contacts/${contactId}/messages`)).body;
       assert.equal(stored[0].direction, 'received');
       assert.deepEqual(stored[0].content, { type: 'text', payload: 'Hello, is anyone there?' });
 
@@ -89,8 +73,8 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [SOCIAL] }
     });
 
     test('mobile: an SMS from the trial phone arrives; the answer is sent to that phone', async () => {
-      const channelId = await mobileChannel(s);
-      const a = await app.open(s.origin, owner);
+      const channelId = await mobileChannel(admin.s);
+      const a = await admin.open(admin.owner);
       await a.goto(`/admin/channels/${channelId}/trial`);
       await writeAsEndUser(a, 'When do you open?');
       await a.page.getByTestId('contact').filter({ hasText: '+447700900123' }).waitFor();
@@ -108,12 +92,12 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [SOCIAL] }
     });
 
     test('service_chat: the real widget in a frame chats with the operator', async () => {
-      const res = await s.api.post('/v1/channels', { type: 'service_chat', name: 'Shop chat' });
+      const res = await admin.s.api.post('/v1/channels', { type: 'service_chat', name: 'Shop chat' });
       const channelId = res.body.id as string;
-      const a = await app.open(s.origin, owner);
+      const a = await admin.open(admin.owner);
       await a.goto(`/admin/channels/${channelId}/trial`);
-      await a.page.getByRole('button', { name: `Add ${s.origin} to the whitelist` }).click();
-      await a.page.getByText(`${s.origin} is on the whitelist now.`).waitFor();
+      await a.page.getByRole('button', { name: `Add ${admin.s.origin} to the whitelist` }).click();
+      await a.page.getByText(`${admin.s.origin} is on the whitelist now.`).waitFor();
       const frame = a.page.frameLocator('iframe[title="Web chat preview"]');
       await frame.getByRole('textbox', { name: 'Message' }).fill('Do you ship abroad?');
       await frame.getByRole('textbox', { name: 'Message' }).press('Enter');
@@ -136,7 +120,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [SOCIAL] }
           provider: { type: 'smsprovider', sender_id: 'Shop', access_token: 'x', signing_key: 'y' },
         });
         assert.equal(made.status, 201, made.text);
-        const a = await app.open(off.origin, user);
+        const a = await admin.app.open(off.origin, user);
         await a.goto(`/admin/channels/${made.body.id}/trial`);
         await a.page.getByRole('heading', { name: 'The local trial is off' }).waitFor();
         await a.page.getByText('npm run sandbox').waitFor();

@@ -2,19 +2,10 @@ import { describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { dialects } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { Receiver } from '../helpers/receiver.js';
 import { appendEvent } from '../helpers/factories.js';
-import {
-  checkAccessibility,
-  chromiumMissing,
-  createAdminUser,
-  startAdminBrowser,
-  TEST_PASSWORD_ENV,
-  type AdminBrowser,
-  type AdminPage,
-  type AdminUserFixture,
-} from '../helpers/admin-browser.js';
+import { checkAccessibility, chromiumMissing, type AdminPage } from '../helpers/admin-browser.js';
+import { adminSuite } from '../helpers/admin-suite.js';
 
 // The Webhook tab as its user works it: a webhook set (a bad URL refused next to its field), a
 // receiver that fails, the failed delivery with each attempt in the log, redelivered once the
@@ -28,26 +19,18 @@ const sign = (secret: string, raw: Buffer) => `sha1=${createHmac('sha1', secret)
 
 for (const { dialect, skip, test } of await dialects({ postgresSmoke: [FAILING] })) {
   describe(`Admin app: the channel Webhook tab in Chromium (${dialect})`, { skip: skip || browserSkip }, () => {
-    let s: TestServer;
-    let app: AdminBrowser;
-    let owner: AdminUserFixture;
+    // Two quick retries, so a delivery fails within a second.
+    const admin = adminSuite(dialect, { server: { workers: true }, env: { WEBHOOK_RETRY_SCHEDULE: '0.2,0.2' } });
     let receiver: Receiver;
-
     before(async () => {
-      // Two quick retries, so a delivery fails within a second.
-      s = await startTestServer(dialect, { workers: true, env: { ...TEST_PASSWORD_ENV, WEBHOOK_RETRY_SCHEDULE: '0.2,0.2' } });
-      owner = await createAdminUser(s, s.accountId, 'owner@example.com', 'owner');
       receiver = await Receiver.start();
-      app = await startAdminBrowser();
     });
     after(async () => {
-      await app?.close();
       await receiver?.close();
-      await s?.close();
     });
 
     async function webChat(name: string): Promise<string> {
-      const res = await s.api.post('/v1/channels', { type: 'service_chat', name });
+      const res = await admin.s.api.post('/v1/channels', { type: 'service_chat', name });
       assert.equal(res.status, 201, res.text);
       return res.body.id;
     }
@@ -61,7 +44,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [FAILING] 
 
     test(FAILING, async () => {
       const id = await webChat('Shop chat');
-      const a = await app.open(s.origin, owner);
+      const a = await admin.open(admin.owner);
       await a.goto(`/admin/channels/${id}/webhook`);
       await a.page.getByText('No deliveries yet.').waitFor();
 
@@ -69,19 +52,19 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [FAILING] 
       await a.page.getByLabel('Webhook URL').fill('ftp://example.com/hook');
       await a.page.getByRole('button', { name: 'Set webhook' }).click();
       await fieldError(a, 'Webhook URL').getByText("Property 'webhook.url' must be an absolute http or https URL.").waitFor();
-      assert.equal((await s.api.get(`/v1/channels/${id}`)).body.webhook, null, 'nothing was saved');
+      assert.equal((await admin.s.api.get(`/v1/channels/${id}`)).body.webhook, null, 'nothing was saved');
 
       receiver.answer = () => ({ status: 500, body: 'receiver is down' });
       await a.page.getByLabel('Webhook URL').fill(receiver.url('/events'));
       await a.page.getByRole('button', { name: 'Set webhook' }).click();
       await a.page.getByText('Webhook saved.').waitFor();
-      const channel = (await s.api.get(`/v1/channels/${id}`)).body;
+      const channel = (await admin.s.api.get(`/v1/channels/${id}`)).body;
       assert.equal(channel.webhook.url, receiver.url('/events'));
       assert.equal(channel.webhook.ssl_verification, true);
 
       // An event of the channel (as a sent message would make) fails at the receiver on every try.
       const calls = receiver.calls.length;
-      await appendEvent(s, id, { note: 'order 42' });
+      await appendEvent(admin.s, id, { note: 'order 42' });
       const failed = deliveryItems(a).and(a.page.locator('[data-status=failed]'));
       await failed.waitFor();
       assert.equal(await deliveryItems(a).count(), 1);
@@ -117,9 +100,9 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [FAILING] 
     test('a test event, the secret revealed, copied and rotated, and redeliver all failed', async () => {
       const id = await webChat('Rotating chat');
       receiver.answer = () => ({ status: 200, body: 'ok' });
-      await s.api.patch(`/v1/channels/${id}`, { webhook: { url: receiver.url('/rotating') } });
-      const before = (await s.api.get(`/v1/channels/${id}`)).body.webhook.secret as string;
-      const a = await app.open(s.origin, owner);
+      await admin.s.api.patch(`/v1/channels/${id}`, { webhook: { url: receiver.url('/rotating') } });
+      const before = (await admin.s.api.get(`/v1/channels/${id}`)).body.webhook.secret as string;
+      const a = await admin.open(admin.owner);
       await a.goto(`/admin/channels/${id}/webhook`);
 
       // Hidden until revealed; copied without being shown.
@@ -137,7 +120,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [FAILING] 
       await dialog.getByText('rejects them until it has the new secret').waitFor();
       await dialog.getByRole('button', { name: 'Rotate' }).click();
       await a.page.getByText('A new secret is in use.').waitFor();
-      const after = (await s.api.get(`/v1/channels/${id}`)).body.webhook.secret as string;
+      const after = (await admin.s.api.get(`/v1/channels/${id}`)).body.webhook.secret as string;
       assert.notEqual(after, before);
       await a.page.getByTestId('webhook-secret').getByText(after).waitFor();
 
@@ -153,8 +136,8 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [FAILING] 
 
       // Two failed deliveries, sent again by one button once the receiver is back.
       receiver.answer = () => ({ status: 503, body: 'maintenance' });
-      await appendEvent(s, id, { n: 1 });
-      await appendEvent(s, id, { n: 2 });
+      await appendEvent(admin.s, id, { n: 1 });
+      await appendEvent(admin.s, id, { n: 2 });
       await a.page.locator('[data-testid=delivery][data-status=failed]').nth(1).waitFor();
       receiver.answer = () => ({ status: 200, body: 'ok' });
       await a.page.getByRole('button', { name: 'Redeliver all failed' }).click();
@@ -170,9 +153,9 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [FAILING] 
     test('the log is filtered by status and paged, newest first', async () => {
       const id = await webChat('Busy chat');
       receiver.answer = (call) => (call.body?.data?.n === 0 ? { status: 500, body: 'no' } : { status: 200, body: 'ok' });
-      await s.api.patch(`/v1/channels/${id}`, { webhook: { url: receiver.url('/busy') } });
-      for (let n = 0; n < 23; n++) await appendEvent(s, id, { n });
-      const a = await app.open(s.origin, owner);
+      await admin.s.api.patch(`/v1/channels/${id}`, { webhook: { url: receiver.url('/busy') } });
+      for (let n = 0; n < 23; n++) await appendEvent(admin.s, id, { n });
+      const a = await admin.open(admin.owner);
       await a.goto(`/admin/channels/${id}/webhook`);
       const pager = a.page.getByRole('navigation', { name: 'Delivery pages' });
       await pager.getByText('1–20 of 23').waitFor();

@@ -7,16 +7,8 @@ import { eventually } from '../helpers/waits.js';
 import { createRbmStandIn } from '../../sandbox/rbm/server.js';
 import { createAppmsgStandIn } from '../../sandbox/appmsg/server.js';
 import { createMailproviderStandIn } from '../../sandbox/mailprovider/server.js';
-import {
-  checkAccessibility,
-  chromiumMissing,
-  createAdminUser,
-  startAdminBrowser,
-  TEST_PASSWORD_ENV,
-  type AdminBrowser,
-  type AdminPage,
-  type AdminUserFixture,
-} from '../helpers/admin-browser.js';
+import { checkAccessibility, chromiumMissing, type AdminPage } from '../helpers/admin-browser.js';
+import { adminSuite } from '../helpers/admin-suite.js';
 
 // Channels in the app with the platform stand-ins running: one channel of each type made through
 // its own form (in production against their stand-ins where the type checks credentials:
@@ -38,8 +30,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['one chan
     let appmsgBase = '';
     const mail = createMailproviderStandIn({ apiKey: MAIL_KEY, webhookSigningKey: 'mail-signing-key', domains: [MAIL_DOMAIN] });
     const rbmSandbox = (path: string, body?: unknown) => http(body === undefined ? 'GET' : 'POST', `${rbmBase}/_sandbox${path}`, body);
-    let app: AdminBrowser;
-    let owner: AdminUserFixture;
+    let mailBase = '';
     let a: AdminPage;
     const made = new Map<string, string>();
 
@@ -47,22 +38,23 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['one chan
       rbm = createRbmStandIn();
       rbmBase = await rbm.listen(0);
       appmsgBase = await appmsg.listen(0);
-      const mailBase = await mail.listen(0);
-      h = await startHarness(dialect, {
-        ...TEST_PASSWORD_ENV,
-        RBM_API_URL: rbmBase,
-        RBM_MANAGEMENT_URL: `${rbmBase}/mgmt`,
-        RBM_TOKEN_URL: `${rbmBase}/token`,
-        APPMSG_API_URL: appmsgBase,
-        MAILPROVIDER_API_URL: mailBase,
-      });
-      owner = await createAdminUser(h.s, h.s.accountId, 'owner@example.com', 'owner');
-      app = await startAdminBrowser();
-      a = await app.open(h.s.origin, owner);
+      mailBase = await mail.listen(0);
+    });
+    const admin = adminSuite(dialect, {
+      start: async (env) =>
+        (h = await startHarness(dialect, {
+          ...env,
+          RBM_API_URL: rbmBase,
+          RBM_MANAGEMENT_URL: `${rbmBase}/mgmt`,
+          RBM_TOKEN_URL: `${rbmBase}/token`,
+          APPMSG_API_URL: appmsgBase,
+          MAILPROVIDER_API_URL: mailBase,
+        })),
+    });
+    before(async () => {
+      a = await admin.open(admin.owner);
     });
     after(async () => {
-      await app?.close();
-      await h?.close();
       await Promise.allSettled([rbm?.close(), appmsg.close(), mail.close()]);
     });
 

@@ -4,15 +4,8 @@ import { dialects } from '../helpers/databases.js';
 import { Receiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/waits.js';
 import { startHarness, type ConnectedPage, type Harness } from '../connectors/helpers/harness.js';
-import {
-  checkAccessibility,
-  chromiumMissing,
-  createAdminUser,
-  startAdminBrowser,
-  TEST_PASSWORD_ENV,
-  type AdminBrowser,
-  type AdminUserFixture,
-} from '../helpers/admin-browser.js';
+import { checkAccessibility, chromiumMissing } from '../helpers/admin-browser.js';
+import { adminSuite } from '../helpers/admin-suite.js';
 
 // The overview after a day's traffic made through the real paths: a social network page whose
 // user writes twice and gets an answer, an SMS channel in test mode whose webhook receiver
@@ -25,16 +18,17 @@ const browserSkip = chromiumMissing();
 for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['each channel shows'] })) {
   describe(`Admin app overview in Chromium (${dialect})`, { skip: skip || browserSkip }, () => {
     let h: Harness;
-    let app: AdminBrowser;
-    let member: AdminUserFixture;
     let failing: Receiver;
     let page: ConnectedPage;
     let smsId = '';
 
+    // One retry a fifth of a second after the first try: a delivery to a receiver that answers 500 fails quickly.
+    const admin = adminSuite(dialect, {
+      env: { WEBHOOK_RETRY_SCHEDULE: '0.2' },
+      start: async (env) => (h = await startHarness(dialect, env)),
+      users: ['member'],
+    });
     before(async () => {
-      // One retry a fifth of a second after the first try: a delivery to a receiver that answers 500 fails quickly.
-      h = await startHarness(dialect, { ...TEST_PASSWORD_ENV, WEBHOOK_RETRY_SCHEDULE: '0.2' });
-      member = await createAdminUser(h.s, h.s.accountId, 'member@example.com', 'member');
       failing = await Receiver.start();
       failing.answer = () => ({ status: 500, body: 'receiver down' });
 
@@ -93,11 +87,8 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['each cha
         content: { type: 'text', payload: 'x' },
       });
       assert.equal(theirSend.status, 201, theirSend.text);
-      app = await startAdminBrowser();
     });
     after(async () => {
-      await app?.close();
-      await h?.close();
       await failing?.close();
     });
 
@@ -108,7 +99,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['each cha
     };
 
     test('each channel shows its sent, received and failed deliveries of the last day, with a chart; the totals add up', async () => {
-      const a = await app.open(h.s.origin, member);
+      const a = await admin.open(admin.member);
       await a.goto('/admin/');
       const cards = a.page.getByRole('list', { name: 'Channels' });
       const cafe = cards.getByRole('listitem').filter({ has: a.page.getByRole('heading', { name: 'Corner Café channel' }) });
@@ -136,7 +127,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['each cha
     });
 
     test('a new message shows after Refresh', async () => {
-      const a = await app.open(h.s.origin, member);
+      const a = await admin.open(admin.member);
       await a.goto('/admin/');
       const promo = a.page
         .getByRole('list', { name: 'Channels' })

@@ -1,16 +1,8 @@
-import { describe, before, after } from 'node:test';
+import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/runtime.js';
-import {
-  checkAccessibility,
-  chromiumMissing,
-  createAdminUser,
-  startAdminBrowser,
-  TEST_PASSWORD_ENV,
-  type AdminBrowser,
-  type AdminUserFixture,
-} from '../helpers/admin-browser.js';
+import { checkAccessibility, chromiumMissing, createAdminUser } from '../helpers/admin-browser.js';
+import { adminSuite } from '../helpers/admin-suite.js';
 import type { Locator, Page } from 'playwright-core';
 
 // Signing in to the administration app as a user would: by keyboard alone, with wrong
@@ -30,22 +22,10 @@ async function passwordManagerFields(scope: Page | Locator) {
 
 for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['keyboard only'] })) {
   describe(`Admin app sign-in in Chromium (${dialect})`, { skip: skip || browserSkip }, () => {
-    let s: TestServer;
-    let app: AdminBrowser;
-    let owner: AdminUserFixture;
-
-    before(async () => {
-      s = await startTestServer(dialect, { env: { ...TEST_PASSWORD_ENV } });
-      owner = await createAdminUser(s, s.accountId, 'owner@example.com', 'owner');
-      app = await startAdminBrowser();
-    });
-    after(async () => {
-      await app?.close();
-      await s?.close();
-    });
+    const admin = adminSuite(dialect);
 
     test('keyboard only: the app sends a visitor to sign-in, which signs in with Tab and Enter and comes back to the page asked for', async () => {
-      const a = await app.open(s.origin);
+      const a = await admin.open();
       await a.goto('/admin/api-settings');
       await a.page.getByRole('heading', { name: 'Sign in' }).waitFor();
       assert.match(a.page.url(), /\/admin\/sign-in\?next=%2Fadmin%2Fapi-settings$/);
@@ -58,13 +38,13 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['keyboard
       ]);
       // The e-mail field has the focus; nothing but the keyboard from here.
       assert.equal(await a.page.evaluate(() => document.activeElement?.getAttribute('name')), 'email');
-      await a.page.keyboard.type(owner.email);
+      await a.page.keyboard.type(admin.owner.email);
       await a.page.keyboard.press('Tab');
-      await a.page.keyboard.type(owner.password);
+      await a.page.keyboard.type(admin.owner.password);
       await a.page.keyboard.press('Enter');
       await a.page.getByRole('heading', { name: 'API settings', level: 1 }).waitFor();
       assert.equal(new URL(a.page.url()).pathname, '/admin/api-settings');
-      await a.page.getByRole('button', { name: `Account menu, signed in as ${owner.email}` }).waitFor();
+      await a.page.getByRole('button', { name: `Account menu, signed in as ${admin.owner.email}` }).waitFor();
       // The session is a cookie the page's scripts cannot read.
       assert.equal(await a.page.evaluate(() => document.cookie), '');
       const cookie = (await a.context.cookies()).find((c) => c.name === 'parley_session');
@@ -75,7 +55,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['keyboard
     });
 
     test('keyboard only: the skip link reaches the page, the navigation follows Tab and Enter, the account menu opens with Enter and closes with Escape', async () => {
-      const a = await app.open(s.origin, owner);
+      const a = await admin.open(admin.owner);
       await a.goto('/admin/');
       await a.page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
       const focused = () => a.page.evaluate(() => document.activeElement?.textContent?.trim() ?? '');
@@ -97,7 +77,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['keyboard
       assert.equal(names[0], 'Skip to content');
       assert.match(names[1] ?? '', /Parley/);
       assert.deepEqual(names.slice(2, 6), ['Overview', 'Channels', 'API settings', 'Users']);
-      assert.ok(names[6]?.startsWith(`Account menu, signed in as ${owner.email}`), names[6]);
+      assert.ok(names[6]?.startsWith(`Account menu, signed in as ${admin.owner.email}`), names[6]);
       // Back two, to API settings, and Enter.
       await a.page.keyboard.press('Shift+Tab');
       await a.page.keyboard.press('Shift+Tab');
@@ -124,7 +104,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['keyboard
     });
 
     test('a wrong password and an unknown e-mail get the same message, next to nothing that tells them apart', async () => {
-      const a = await app.open(s.origin);
+      const a = await admin.open();
       await a.goto('/admin/sign-in');
       const form = async (email: string, password: string) => {
         await a.page.getByLabel('E-mail').fill(email);
@@ -132,7 +112,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['keyboard
         await a.page.getByRole('button', { name: 'Sign in' }).click();
         return (await a.page.getByRole('alert').first().textContent())?.trim();
       };
-      assert.equal(await form(owner.email, 'not the password at all'), 'Wrong email or password.');
+      assert.equal(await form(admin.owner.email, 'not the password at all'), 'Wrong email or password.');
       assert.equal(await form('nobody@example.com', 'not the password at all'), 'Wrong email or password.');
       await a.assertNoProblems([{ status: 401, path: '/admin/api/session' }]);
       // Empty fields are said before anything is sent.
@@ -145,8 +125,8 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['keyboard
     });
 
     test('after ten failed tries for one e-mail the page says to wait, with the time the server gives', async () => {
-      const victim = await createAdminUser(s, s.accountId, 'throttled@example.com', 'member');
-      const a = await app.open(s.origin);
+      const victim = await createAdminUser(admin.s, admin.s.accountId, 'throttled@example.com', 'member');
+      const a = await admin.open();
       for (let i = 0; i < 10; i++) {
         const res = await a.context.request.post('/admin/api/session', { data: { email: victim.email, password: `wrong password ${i}` } });
         assert.equal(res.status(), 401);
@@ -163,11 +143,11 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['keyboard
     });
 
     test('a person who is a user of two accounts with one password chooses the account, then lands in it', async () => {
-      const shop = await s.newAccount('free');
-      const agency = await s.newAccount('developer');
-      await createAdminUser(s, shop.accountId, 'both@example.com', 'owner', 'one password for both');
-      await createAdminUser(s, agency.accountId, 'both@example.com', 'member', 'one password for both');
-      const a = await app.open(s.origin);
+      const shop = await admin.s.newAccount('free');
+      const agency = await admin.s.newAccount('developer');
+      await createAdminUser(admin.s, shop.accountId, 'both@example.com', 'owner', 'one password for both');
+      await createAdminUser(admin.s, agency.accountId, 'both@example.com', 'member', 'one password for both');
+      const a = await admin.open();
       await a.goto('/admin/channels');
       await a.page.getByLabel('E-mail').fill('both@example.com');
       await a.page.getByLabel('Password').fill('one password for both');
@@ -186,11 +166,11 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['keyboard
     });
 
     test('a one-time setup link sets the password and signs in; the link works once', async () => {
-      const made = await s.runtime.services.users.createUser({ accountId: s.accountId, email: 'new.hire@example.com', role: 'member' });
+      const made = await admin.s.runtime.services.users.createUser({ accountId: admin.s.accountId, email: 'new.hire@example.com', role: 'member' });
       assert.ok(made.setupLink);
       const link = new URL(made.setupLink);
       assert.equal(link.pathname, '/admin/setup');
-      const a = await app.open(s.origin);
+      const a = await admin.open();
       await a.goto(`${link.pathname}${link.search}`);
       await a.page.getByRole('heading', { name: 'Set your password' }).waitFor();
       await checkAccessibility(a.page, 'the setup page');
@@ -211,7 +191,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['keyboard
       await a.page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
       await a.page.getByRole('button', { name: 'Account menu, signed in as new.hire@example.com' }).waitFor();
 
-      const again = await app.open(s.origin);
+      const again = await admin.open();
       await again.goto(`${link.pathname}${link.search}`);
       await again.page.getByLabel('Password', { exact: true }).fill('another long passphrase');
       await again.page.getByLabel('Password again').fill('another long passphrase');
@@ -222,8 +202,13 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['keyboard
     });
 
     test('a password someone else set must be changed before any page shows', async () => {
-      await s.runtime.services.users.createUser({ accountId: s.accountId, email: 'given@example.com', role: 'member', password: 'set by the owner 1' });
-      const a = await app.open(s.origin);
+      await admin.s.runtime.services.users.createUser({
+        accountId: admin.s.accountId,
+        email: 'given@example.com',
+        role: 'member',
+        password: 'set by the owner 1',
+      });
+      const a = await admin.open();
       await a.goto('/admin/channels');
       await a.page.getByLabel('E-mail').fill('given@example.com');
       await a.page.getByLabel('Password').fill('set by the owner 1');
@@ -252,11 +237,11 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['keyboard
     });
 
     test('changing the password from the account menu ends the other sessions; signing out ends this one', async () => {
-      const user = await createAdminUser(s, s.accountId, 'changer@example.com', 'member');
-      const other = await app.open(s.origin, user);
+      const user = await createAdminUser(admin.s, admin.s.accountId, 'changer@example.com', 'member');
+      const other = await admin.open(user);
       await other.goto('/admin/channels');
       await other.page.getByRole('heading', { name: 'Channels', level: 1 }).waitFor();
-      const a = await app.open(s.origin, user);
+      const a = await admin.open(user);
       await a.goto('/admin/');
       await a.page.getByRole('button', { name: /^Account menu/ }).click();
       await a.page.getByRole('menuitem', { name: 'Change password' }).click();

@@ -1,16 +1,8 @@
-import { describe, before, after } from 'node:test';
+import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/runtime.js';
-import {
-  checkAccessibility,
-  chromiumMissing,
-  createAdminUser,
-  startAdminBrowser,
-  TEST_PASSWORD_ENV,
-  type AdminBrowser,
-  type AdminUserFixture,
-} from '../helpers/admin-browser.js';
+import { checkAccessibility, chromiumMissing, createAdminUser } from '../helpers/admin-browser.js';
+import { adminSuite } from '../helpers/admin-suite.js';
 
 // Users of an account, managed by an owner in the app: added with a password the new user must
 // change, or with a one-time setup link shown once; removed (their session ends). An owner cannot
@@ -21,32 +13,18 @@ const browserSkip = chromiumMissing();
 
 for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['an owner adds a member'] })) {
   describe(`Admin app users in Chromium (${dialect})`, { skip: skip || browserSkip }, () => {
-    let s: TestServer;
-    let app: AdminBrowser;
-    let owner: AdminUserFixture;
-    let member: AdminUserFixture;
-
-    before(async () => {
-      s = await startTestServer(dialect, { env: { ...TEST_PASSWORD_ENV } });
-      owner = await createAdminUser(s, s.accountId, 'owner@example.com', 'owner');
-      member = await createAdminUser(s, s.accountId, 'member@example.com', 'member');
-      app = await startAdminBrowser();
-    });
-    after(async () => {
-      await app?.close();
-      await s?.close();
-    });
+    const admin = adminSuite(dialect, { users: ['owner', 'member'] });
 
     test('an owner adds a member with a password, who must change it at first sign-in; then removes them, which ends their session', async () => {
-      const a = await app.open(s.origin, owner);
+      const a = await admin.open(admin.owner);
       await a.goto('/admin/');
       await a.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' }).click();
       const table = a.page.getByRole('grid', { name: 'Users' });
       await table.getByRole('row', { name: /owner@example\.com \(you\)/ }).waitFor();
       await table.getByRole('row', { name: /member@example\.com/ }).waitFor();
       // Another account's users are not this account's business.
-      const other = await s.newAccount();
-      await createAdminUser(s, other.accountId, 'someone.else@example.com', 'owner');
+      const other = await admin.s.newAccount();
+      await createAdminUser(admin.s, other.accountId, 'someone.else@example.com', 'owner');
       await a.page.reload();
       await table.getByRole('row', { name: /member@example\.com/ }).waitFor();
       assert.equal(await a.page.getByText('someone.else@example.com').count(), 0);
@@ -75,7 +53,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['an owner
       await row.getByText('must change').waitFor();
       assert.match((await row.textContent()) ?? '', /member/);
 
-      const helper = await app.open(s.origin);
+      const helper = await admin.open();
       await helper.goto('/admin/sign-in');
       await helper.page.getByLabel('E-mail').fill('helper@example.com');
       await helper.page.getByLabel('Password').fill('a password for you');
@@ -99,7 +77,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['an owner
     });
 
     test('an owner adds a user without a password and gets a one-time setup link to copy, which lets them in', async () => {
-      const a = await app.open(s.origin, owner);
+      const a = await admin.open(admin.owner);
       await a.goto('/admin/users');
       await a.page.getByRole('button', { name: 'Add user' }).click();
       const dialog = a.page.getByRole('dialog', { name: 'Add a user' });
@@ -109,7 +87,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['an owner
       await dialog.getByRole('button', { name: 'Add user' }).click();
       const shown = a.page.getByRole('dialog', { name: 'Setup link' });
       const link = ((await shown.getByTestId('setup-link').textContent()) ?? '').trim();
-      assert.match(link, new RegExp(`^${s.origin}/admin/setup\\?token=`));
+      assert.match(link, new RegExp(`^${admin.s.origin}/admin/setup\\?token=`));
       await checkAccessibility(a.page, 'the setup link dialog');
       await shown.getByRole('button', { name: 'Copy link' }).click();
       assert.equal(await a.page.evaluate(() => navigator.clipboard.readText()), link);
@@ -120,7 +98,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['an owner
         .getByText('owner', { exact: true })
         .waitFor();
 
-      const newcomer = await app.open(s.origin);
+      const newcomer = await admin.open();
       await newcomer.goto(link);
       await newcomer.page.getByLabel('Password', { exact: true }).fill('second owner password');
       await newcomer.page.getByLabel('Password again').fill('second owner password');
@@ -131,7 +109,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['an owner
     });
 
     test('a member has no Users item, is told at its address that only an owner manages users, and the API refuses them', async () => {
-      const a = await app.open(s.origin, member);
+      const a = await admin.open(admin.member);
       await a.goto('/admin/');
       const nav = a.page.getByRole('navigation', { name: 'Main' });
       await nav.getByRole('link', { name: 'API settings' }).waitFor();
@@ -151,7 +129,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['an owner
         headers: { 'x-csrf-token': session.csrf_token },
       });
       assert.equal(added.status(), 403);
-      const removed = await a.context.request.delete(`/admin/api/users/${owner.id}`, { headers: { 'x-csrf-token': session.csrf_token } });
+      const removed = await a.context.request.delete(`/admin/api/users/${admin.owner.id}`, { headers: { 'x-csrf-token': session.csrf_token } });
       assert.equal(removed.status(), 403);
       await a.assertNoProblems();
     });

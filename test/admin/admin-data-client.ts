@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import type { ApiResponse } from '../helpers/api-client.js';
+import type { ApiClient, ApiResponse } from '../helpers/api-client.js';
 import type { TestServer } from '../helpers/runtime.js';
 
 /** Cheap hashing for tests (ADMIN_PASSWORD_COST takes 10 at least). */
@@ -12,24 +12,20 @@ export const ADMIN_TEST_ENV = { ADMIN_PASSWORD_COST: '10' };
 
 export class AdminClient {
   constructor(
-    readonly origin: string,
+    /** The service's client without a token: over a socket or in process, as the test started it. */
+    private readonly http: ApiClient,
     private readonly cookie: string,
     readonly csrf: string,
   ) {}
 
+  get origin(): string {
+    return this.http.origin;
+  }
+
   async request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> {
     const h: Record<string, string> = { cookie: this.cookie, ...headers };
     if (method !== 'GET' && method !== 'HEAD' && !('x-csrf-token' in h)) h['x-csrf-token'] = this.csrf;
-    if (body !== undefined) h['content-type'] = 'application/json';
-    const res = await fetch(`${this.origin}/admin/api${path}`, { method, headers: h, body: body === undefined ? null : JSON.stringify(body) });
-    const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = text.length > 0 ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: res.status, headers: res.headers, body: parsed as any, text };
+    return this.http.request(method, `/admin/api${path}`, body, h);
   }
 
   get(path: string) {
@@ -50,14 +46,11 @@ export async function signedIn(s: TestServer, accountId: number, role: 'owner' |
   const { users } = s.runtime.services;
   const made = await users.createUser({ accountId, email, role });
   await users.setUp(new URL(made.setupLink ?? '').searchParams.get('token') ?? '', password);
-  const res = await fetch(`${s.origin}/admin/api/session`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password }),
-  });
-  const text = await res.text();
+  const http = s.client(null);
+  const res = await http.post('/admin/api/session', { email, password });
+  const text = res.text;
   assert.equal(res.status, 200, text);
   const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
   assert.ok(cookie?.startsWith('parley_session='), 'a session cookie');
-  return new AdminClient(s.origin, cookie, JSON.parse(text).csrf_token);
+  return new AdminClient(http, cookie, JSON.parse(text).csrf_token);
 }

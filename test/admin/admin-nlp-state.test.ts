@@ -1,7 +1,7 @@
 import { describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/runtime.js';
+import { startTestApp, type TestServer } from '../helpers/runtime.js';
 import { ADMIN_TEST_ENV, signedIn, type AdminClient } from './admin-data-client.js';
 
 // The NLP tab asks for a channel's integration through the app's own route: null for none (no
@@ -13,7 +13,7 @@ for (const { dialect, skip, test } of await dialects()) {
     let s: TestServer;
     let app: AdminClient;
     before(async () => {
-      s = await startTestServer(dialect, { env: ADMIN_TEST_ENV });
+      s = await startTestApp(dialect, { env: ADMIN_TEST_ENV });
       app = await signedIn(s, s.accountId, 'member');
     });
     after(async () => s?.close());

@@ -2,7 +2,7 @@ import { describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { dialects } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/runtime.js';
+import { startTestApp, type TestServer } from '../helpers/runtime.js';
 import { appendEvent } from '../helpers/factories.js';
 import { firstIdAt } from '../../src/lib/ids.js';
 import type { Clock } from '../../src/lib/clock.js';
@@ -30,7 +30,7 @@ for (const { dialect, skip, test } of await dialects()) {
     let seq = 0;
     before(async () => {
       clock = new HalfPastClock();
-      s = await startTestServer(dialect, { env: ADMIN_TEST_ENV, clock });
+      s = await startTestApp(dialect, { env: ADMIN_TEST_ENV, clock });
       app = await signedIn(s, s.accountId, 'member');
     });
     after(async () => s?.close());

@@ -1,8 +1,7 @@
 import { describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/runtime.js';
-import { ApiClient } from '../helpers/api-client.js';
+import { startTestApp, type TestServer } from '../helpers/runtime.js';
 import { ADMIN_TEST_ENV, signedIn, type AdminClient } from './admin-data-client.js';
 
 for (const { dialect, skip, test } of await dialects()) {
@@ -11,7 +10,7 @@ for (const { dialect, skip, test } of await dialects()) {
     let owner: AdminClient;
     let member: AdminClient;
     before(async () => {
-      s = await startTestServer(dialect, { env: ADMIN_TEST_ENV });
+      s = await startTestApp(dialect, { env: ADMIN_TEST_ENV });
       owner = await signedIn(s, s.accountId, 'owner');
       member = await signedIn(s, s.accountId, 'member');
     });
@@ -26,7 +25,7 @@ for (const { dialect, skip, test } of await dialects()) {
       assert.equal(made.body.last_used_at, null);
       assert.ok(!Number.isNaN(Date.parse(made.body.created_at)));
 
-      const api = new ApiClient(s.origin, made.body.access_token);
+      const api = s.client(made.body.access_token);
       assert.equal((await api.get('/v1/channels')).status, 200);
 
       const list = await owner.get('/tokens');
@@ -44,7 +43,7 @@ for (const { dialect, skip, test } of await dialects()) {
 
     test('a revoked token stops working at once and leaves the list; revoking it again is 404', async () => {
       const made = await owner.post('/tokens', { name: 'short-lived' });
-      const api = new ApiClient(s.origin, made.body.access_token);
+      const api = s.client(made.body.access_token);
       assert.equal((await api.get('/v1/channels')).status, 200);
       const revoked = await owner.delete(`/tokens/${made.body.id}`);
       assert.equal(revoked.status, 204, revoked.text);
@@ -83,11 +82,11 @@ for (const { dialect, skip, test } of await dialects()) {
       assert.equal(theirs.status, 201);
       assert.ok(!(await owner.get('/tokens')).body.data.some((t: any) => t.id === theirs.body.id));
       assert.equal((await owner.delete(`/tokens/${theirs.body.id}`)).status, 404);
-      assert.equal((await new ApiClient(s.origin, theirs.body.access_token).get('/v1/channels')).status, 200);
+      assert.equal((await s.client(theirs.body.access_token).get('/v1/channels')).status, 200);
     });
 
     test('without a session the routes answer 401, and a change without the CSRF token 403', async () => {
-      const res = await fetch(`${s.origin}/admin/api/tokens`);
+      const res = await s.client(null).get('/admin/api/tokens');
       assert.equal(res.status, 401);
       const noCsrf = await owner.request('POST', '/tokens', { name: 'x' }, { 'x-csrf-token': 'wrong' });
       assert.equal(noCsrf.status, 403);

@@ -1,14 +1,14 @@
 import { describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/runtime.js';
+import { startTestApp, type TestServer } from '../helpers/runtime.js';
 import { ADMIN_TEST_ENV, signedIn } from './admin-data-client.js';
 
 for (const { dialect, skip, test } of await dialects()) {
   describe(`administration: plan and usage (${dialect})`, { skip }, () => {
     let s: TestServer;
     before(async () => {
-      s = await startTestServer(dialect, { env: ADMIN_TEST_ENV });
+      s = await startTestApp(dialect, { env: ADMIN_TEST_ENV });
     });
     after(async () => s?.close());
 

@@ -2,7 +2,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { dialects } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/runtime.js';
+import { startTestApp, type TestServer } from '../helpers/runtime.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { createLogger } from '../../src/lib/logger.js';
 
@@ -27,7 +27,7 @@ for (const { dialect, skip } of await dialects()) {
           done();
         },
       });
-      s = await startTestServer(dialect, {
+      s = await startTestApp(dialect, {
         env: { BODY_LIMIT_BYTES: '2048' },
         logger: createLogger('info', sink as never),
         extraRoutes: [
@@ -38,7 +38,7 @@ for (const { dialect, skip } of await dialects()) {
           },
         ],
       });
-      anonymous = new ApiClient(s.origin, null);
+      anonymous = s.client(null);
     });
     after(async () => s?.close());
 
@@ -63,7 +63,7 @@ for (const { dialect, skip } of await dialects()) {
 
     test('a revoked token stops working', async () => {
       const { token } = await s.newAccount();
-      const client = new ApiClient(s.origin, token);
+      const client = s.client(token);
       assert.equal((await client.get('/v1/channels')).status, 200);
       assert.equal(await s.runtime.services.accounts.revokeToken(token), true);
       const res = await client.get('/v1/channels');

@@ -1,7 +1,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/runtime.js';
+import { startTestApp, type TestServer } from '../helpers/runtime.js';
 import { capabilitiesOf } from '../../src/channel-types/index.js';
 import { CHANNEL_TYPES } from '../../src/schemas/channel-types.js';
 import { CONTENT_TYPES } from '../../src/schemas/content.js';
@@ -23,7 +23,7 @@ for (const { dialect, skip } of await dialects()) {
   describe(`Capabilities (${dialect})`, { skip }, () => {
     let s: TestServer;
     before(async () => {
-      s = await startTestServer(dialect, { connectors: fakeConnectors().registry });
+      s = await startTestApp(dialect, { connectors: fakeConnectors().registry });
     });
     after(async () => s?.close());
 

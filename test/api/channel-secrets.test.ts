@@ -1,7 +1,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/runtime.js';
+import { startTestApp, type TestServer } from '../helpers/runtime.js';
 import { ConnectorRegistry } from '../../src/connectors/connector.js';
 
 // Channels show their platform credentials in clear, as the specification's Channel object does;
@@ -56,7 +56,7 @@ for (const { dialect, skip } of await dialects()) {
     let s: TestServer;
     before(async () => {
       // No platform is asked: the credentials are taken as given.
-      s = await startTestServer(dialect, { connectors: new ConnectorRegistry() });
+      s = await startTestApp(dialect, { connectors: new ConnectorRegistry() });
     });
     after(async () => s?.close());
 

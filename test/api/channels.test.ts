@@ -1,7 +1,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/runtime.js';
+import { startTestApp, type TestServer } from '../helpers/runtime.js';
 import { ConnectorRegistry, type Connector } from '../../src/connectors/connector.js';
 
 /** A minimal body for every type, as a client would send it. */
@@ -40,7 +40,7 @@ for (const { dialect, skip } of await dialects()) {
   describe(`Channels API (${dialect})`, { skip }, () => {
     let s: TestServer;
     before(async () => {
-      s = await startTestServer(dialect, { connectors: new ConnectorRegistry().register(verifying) });
+      s = await startTestApp(dialect, { connectors: new ConnectorRegistry().register(verifying) });
     });
     after(async () => s?.close());
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dialects } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/runtime.js';
+import { startTestApp, type TestServer } from '../helpers/runtime.js';
 import { count, createChannel, fakeConnectors, send } from './messages-fixtures.js';
 
 const TEXT = { type: 'text', payload: 'Hello' };
@@ -12,7 +12,7 @@ for (const { dialect, skip } of await dialects()) {
   describe(`Contacts API (${dialect})`, { skip }, () => {
     let s: TestServer;
     before(async () => {
-      s = await startTestServer(dialect, { connectors: fakeConnectors().registry });
+      s = await startTestApp(dialect, { connectors: fakeConnectors().registry });
     });
     after(async () => s?.close());
 

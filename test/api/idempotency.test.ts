@@ -1,7 +1,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/runtime.js';
+import { startTestApp, type TestServer } from '../helpers/runtime.js';
 import { count, createChannel, fakeConnectors, send } from './messages-fixtures.js';
 
 const TEXT = { type: 'text', payload: 'Hello' };
@@ -11,7 +11,7 @@ for (const { dialect, skip } of await dialects()) {
     let s: TestServer;
     let channel: string;
     before(async () => {
-      s = await startTestServer(dialect, { connectors: fakeConnectors().registry });
+      s = await startTestApp(dialect, { connectors: fakeConnectors().registry });
       channel = await createChannel(s.api, 'mobile', 'test', { webhook: { url: 'https://example.com/hook' } });
     });
     after(async () => s?.close());

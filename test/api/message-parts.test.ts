@@ -1,7 +1,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/runtime.js';
+import { startTestApp, type TestServer } from '../helpers/runtime.js';
 import { count, createChannel, fakeConnectors, send } from './messages-fixtures.js';
 
 const text = (payload: string, extra: Record<string, unknown> = {}) => ({ type: 'text', payload, ...extra });
@@ -14,7 +14,7 @@ for (const { dialect, skip } of await dialects()) {
     let chat: string;
     let phone = 0;
     before(async () => {
-      s = await startTestServer(dialect, { connectors: fakeConnectors().registry });
+      s = await startTestApp(dialect, { connectors: fakeConnectors().registry });
       mobileTest = await createChannel(s.api, 'mobile', 'test');
       mobileLive = await createChannel(s.api, 'mobile');
       chat = await createChannel(s.api, 'socialnet_chat');

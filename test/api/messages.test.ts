@@ -1,7 +1,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/runtime.js';
+import { startTestApp, type TestServer } from '../helpers/runtime.js';
 import type { StoredMessage } from '../../src/domain/messages/service.js';
 import { channelBody, count, createChannel, fakeConnectors, send, type SentCall } from './messages-fixtures.js';
 
@@ -18,7 +18,7 @@ for (const { dialect, skip } of await dialects()) {
     before(async () => {
       const fake = fakeConnectors();
       calls = fake.calls;
-      s = await startTestServer(dialect, { connectors: fake.registry });
+      s = await startTestApp(dialect, { connectors: fake.registry });
       stored = [];
       s.runtime.services.messages.onStored.add((m) => stored.push(m));
       mobileTest = await createChannel(s.api, 'mobile', 'test');
@@ -491,7 +491,7 @@ for (const { dialect, skip } of await dialects()) {
   describe(`Send Message with configured limits (${dialect})`, { skip }, () => {
     let s: TestServer;
     before(async () => {
-      s = await startTestServer(dialect, { connectors: fakeConnectors().registry, env: { DEFAULT_PHONE_REGION: 'CZ', SHARED_MODE_MESSAGE_LIMIT: '2' } });
+      s = await startTestApp(dialect, { connectors: fakeConnectors().registry, env: { DEFAULT_PHONE_REGION: 'CZ', SHARED_MODE_MESSAGE_LIMIT: '2' } });
     });
     after(async () => s?.close());
 

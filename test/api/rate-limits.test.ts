@@ -1,7 +1,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { dialects } from '../helpers/databases.js';
+import { eventually } from '../helpers/waits.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { QUOTA_MESSAGE } from '../../src/api/token-guard.js';
@@ -11,12 +11,15 @@ for (const { dialect, skip } of await dialects()) {
     let s: TestServer;
     const clock = new ManualClock(Date.UTC(2026, 5, 1, 10, 15, 0));
     let release: () => void = () => undefined;
+    /** Requests that got past admission into the held route (so hold a slot now). */
+    let entered = 0;
     before(async () => {
       s = await startTestServer(dialect, {
         clock,
         extraRoutes: [
           async (app) => {
             app.get('/v1/test-slow', async () => {
+              entered += 1;
               await new Promise<void>((resolve) => {
                 const previous = release;
                 release = () => {
@@ -75,8 +78,9 @@ for (const { dialect, skip } of await dialects()) {
 
     test('simultaneous requests above the cap get 429; the slot frees when a request ends', async () => {
       const { api } = await s.newAccount('enterprise', { concurrency: 2 });
+      const was = entered;
       const slow = [api.get('/v1/test-slow'), api.get('/v1/test-slow')];
-      await sleep(100);
+      await eventually(async () => (entered === was + 2 ? true : undefined), 10_000, 'both slow requests held');
       const third = await api.get('/v1/channels');
       assert.equal(third.status, 429);
       assert.match(third.body.errors[0].message, /simultaneous/);

@@ -1,7 +1,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/runtime.js';
+import { startTestApp, type TestServer } from '../helpers/runtime.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createChannel, fakeConnectors, send } from './messages-fixtures.js';
 
@@ -19,7 +19,7 @@ for (const { dialect, skip } of await dialects()) {
     let channel: string;
     const clock = new ManualClock(Date.UTC(2026, 0, 1));
     before(async () => {
-      s = await startTestServer(dialect, {
+      s = await startTestApp(dialect, {
         clock,
         connectors: fakeConnectors().registry,
         env: { RETENTION_MESSAGES_DAYS: '7', RETENTION_IDEMPOTENCY_KEYS_DAYS: '1', RETENTION_BATCH_SIZE: '2', RETENTION_BATCH_PAUSE_MS: '0' },

@@ -1,7 +1,7 @@
 import { describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { dialects } from '../helpers/databases.js';
+import { eventually } from '../helpers/waits.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { ApiClient } from '../helpers/api-client.js';
 
@@ -10,11 +10,14 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['public r
   describe(`HTTP scopes (${dialect})`, { skip }, () => {
     let s: TestServer;
     let release: () => void = () => undefined;
+    /** Requests that got past admission into the held route (so hold a slot now). */
+    let entered = 0;
     before(async () => {
       s = await startTestServer(dialect, {
         extraRoutes: [
           async (app) => {
             app.get('/v1/test-hold', async () => {
+              entered += 1;
               await new Promise<void>((resolve) => {
                 const previous = release;
                 release = () => {
@@ -37,8 +40,9 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['public r
 
     test('public routes run none of the token scope: with a token they are neither counted nor held to the concurrency cap', async () => {
       const { api } = await s.newAccount('enterprise', { hourlyLimit: 100, concurrency: 1 });
+      const was = entered;
       const held = api.get('/v1/test-hold');
-      await sleep(100);
+      await eventually(async () => (entered === was + 1 ? true : undefined), 10_000, 'the held request past admission');
       const capped = await api.get('/v1/channels');
       assert.equal(capped.status, 429, 'the only slot is taken');
       const before = remaining(capped);

@@ -1,7 +1,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/runtime.js';
+import { startTestApp, type TestServer } from '../helpers/runtime.js';
 import { assertErrorBody } from '../helpers/error-format.js';
 
 /** Names every plain object has through its prototype: never settings, fields or data keys. */
@@ -11,7 +11,7 @@ for (const { dialect, skip } of await dialects()) {
   describe(`Security: built-in property names are not data (${dialect})`, { skip }, () => {
     let s: TestServer;
     before(async () => {
-      s = await startTestServer(dialect);
+      s = await startTestApp(dialect);
     });
     after(async () => s?.close());
 

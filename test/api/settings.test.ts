@@ -1,7 +1,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/runtime.js';
+import { startTestApp, type TestServer } from '../helpers/runtime.js';
 import { ConnectorRegistry, type Connector } from '../../src/connectors/connector.js';
 
 /** Stands in for the platform side of socialnet_chat settings: records pushes, fails on request. */
@@ -37,7 +37,7 @@ for (const { dialect, skip } of await dialects()) {
     let s: TestServer;
     const platform = fakePlatform();
     before(async () => {
-      s = await startTestServer(dialect, { connectors: new ConnectorRegistry().register(platform.connector) });
+      s = await startTestApp(dialect, { connectors: new ConnectorRegistry().register(platform.connector) });
     });
     after(async () => s?.close());
 
@@ -130,7 +130,7 @@ for (const { dialect, skip } of await dialects()) {
       const other = await s.newAccount();
       assert.equal((await other.api.get(`/v1/channels/${id}/settings`)).status, 404);
       assert.equal((await other.api.patch(`/v1/channels/${id}/settings`, { domains_whitelist: null })).status, 404);
-      const anonymous = await fetch(`${s.baseUrl}/channels/${id}/settings`);
+      const anonymous = await s.client(null).get(`/v1/channels/${id}/settings`);
       assert.equal(anonymous.status, 401);
       assert.equal((await s.api.patch(`/v1/channels/${id}/settings`, '[1]')).status, 400);
       assert.equal((await s.api.patch(`/v1/channels/${id}/settings`, '{nope')).status, 400);
@@ -266,7 +266,7 @@ for (const { dialect, skip } of await dialects()) {
         type: 'socialnet_chat',
         roles: { verifier: { verifyChannel: async () => ({ ok: true, value: { config: {}, secrets: {} } }) } },
       };
-      s = await startTestServer(dialect, { connectors: new ConnectorRegistry().register(verifyOnly) });
+      s = await startTestApp(dialect, { connectors: new ConnectorRegistry().register(verifyOnly) });
     });
     after(async () => s?.close());
 

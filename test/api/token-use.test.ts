@@ -1,7 +1,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/runtime.js';
+import { startTestApp, type TestServer } from '../helpers/runtime.js';
 import { OffsetClock } from '../connectors/helpers/harness.js';
 
 for (const { dialect, skip } of await dialects()) {
@@ -10,7 +10,7 @@ for (const { dialect, skip } of await dialects()) {
     let s: TestServer;
     before(async () => {
       // Lookups are cached for an hour (of the test's clock): later requests are cache hits.
-      s = await startTestServer(dialect, { clock, env: { AUTH_CACHE_MS: '3600000' } });
+      s = await startTestApp(dialect, { clock, env: { AUTH_CACHE_MS: '3600000' } });
     });
     after(async () => s?.close());
 

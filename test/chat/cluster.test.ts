@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { postgresAvailable } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { ApiClient } from '../helpers/api-client.js';
-import { openChat, sleep } from './helpers/chat-clients.js';
+import { openChat } from './helpers/chat-clients.js';
 
 const PAGE = 'https://shop.example.com';
 const pgOk = await postgresAvailable();
@@ -60,7 +60,6 @@ describe('Web chat across server instances (postgres)', { skip: pgOk ? false : '
     const typing = await apiOnB.post('/v1/notifications', { channel: { id: channel.id }, contact: { id: contactId }, type: 'typing_on' });
     assert.equal(typing.status, 200);
     assert.deepEqual(await onA.client.next('notification_server'), { type: 'typing_on' });
-    await sleep(50);
     onA.client.close();
     onB.client.close();
   });

@@ -2,8 +2,9 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
-import { openChat, sleep, type ClientVersion, type TestChatClient } from './helpers/chat-clients.js';
+import { openChat, type ClientVersion, type TestChatClient } from './helpers/chat-clients.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhooks.js';
+import { expectQuiet } from '../helpers/waits.js';
 
 const PAGE = 'https://shop.example.com';
 
@@ -97,7 +98,7 @@ for (const { dialect, skip } of await dialects()) {
         const read = await hooks.waitFor('messages_read', (e) => e.data.contact.id === contactId);
         assert.ok(read.signatureValid);
         assert.match(read.data.last_read_timestamp, /Z$/);
-        await sleep(300);
+        await expectQuiet(300, 'a second tab acknowledging the same message reports nothing new');
         assert.equal(hooks.events.filter((e) => e.event === 'messages_delivered' && e.data.messages[0].id === sent.body.id).length, 1);
         const got = await s.api.get(`/v1/channels/${channelId}/contacts/${contactId}/messages`);
         const stored = got.body.find((m: { id: string }) => m.id === sent.body.id);
@@ -105,7 +106,7 @@ for (const { dialect, skip } of await dialects()) {
         assert.equal(stored.read, read.data.last_read_timestamp);
         // Reading again when nothing is unread reports nothing.
         await client.request('messages_read', {});
-        await sleep(300);
+        await expectQuiet(300, 'reading again when nothing is unread reports nothing');
         assert.equal(hooks.events.filter((e) => e.event === 'messages_read' && e.data.contact.id === contactId).length, 1);
         client.close();
         tab2.close();
@@ -124,7 +125,7 @@ for (const { dialect, skip } of await dialects()) {
       assert.equal(deliveredB.data.delivered_timestamp, read.data.last_read_timestamp);
       // A late acknowledgement of b changes nothing.
       assert.deepEqual(await client.request('message_delivered', { message_id: b }), {});
-      await sleep(300);
+      await expectQuiet(300, 'a late acknowledgement changes nothing');
       const deliveries = hooks.events.filter((e) => e.event === 'messages_delivered' && e.data.contact.id === contactId);
       assert.deepEqual(
         deliveries.map((e) => e.data.messages.map((m: { id: string }) => m.id)),
@@ -144,7 +145,7 @@ for (const { dialect, skip } of await dialects()) {
       const ack = await client.request('message_client', { content: { type: 'image', payload: { url: 'https://cdn.example.com/cat.png' } } });
       const echo = await tab2.next('message_client_echo');
       assert.deepEqual(echo, ack);
-      await sleep(150);
+      await expectQuiet(150, 'the sending tab and other sessions get no echo');
       assert.equal(client.events.slice(mark).filter((e) => e.event === 'message_client_echo').length, 0);
       assert.equal(other.received('message_client_echo').length, 0);
       for (const c of [client, tab2, other]) c.close();

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { ConnectorRegistry, type Connector } from '../../src/connectors/connector.js';
-import { openChat, sleep } from './helpers/chat-clients.js';
+import { openChat } from './helpers/chat-clients.js';
+import { expectQuiet } from '../helpers/waits.js';
 
 const PAGE = 'http://localhost:3000';
 
@@ -97,7 +98,7 @@ for (const { dialect, skip } of await dialects()) {
       assert.match(unknownType.body.errors[0].message, /does not match any allowed value: typing_on, typing_off, messages_read, custom/);
       const extra = await notify({ ...base, type: 'typing_on', mode: 'loud' });
       assert.equal(extra.body.errors[0].field, 'mode');
-      await sleep(50);
+      await expectQuiet(50, 'nothing refused reaches the browser');
       // Nothing refused reached the browser.
       assert.deepEqual(
         client.received('notification_server').map((n) => n.type),

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
 import type { WebhookReceiver } from '../helpers/webhooks.js';
 import { http, SECRET_HEADER, startHarness, type Harness } from './helpers/harness.js';
+import { expectQuiet } from '../helpers/waits.js';
 
 interface Bot {
   botId: number;
@@ -273,7 +274,7 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: ['received
       for (let i = 0; i < 2; i++) assert.equal((await h.bmSandbox(`/webhooks/${said.body.webhook.delivery_id}/redeliver`, {})).body.webhook.status, 200);
       const listed = await h.s.api.get(`/v1/channels/${bot.channelId}/contacts/${contactId}/messages`);
       assert.equal(listed.body.filter((m: any) => m.content.payload === 'only once').length, 1);
-      await new Promise((r) => setTimeout(r, 300));
+      await expectQuiet(300, 'a redelivered platform event is reported once');
       assert.equal(bot.hook.events.filter((e) => e.event === 'message_received' && e.data.content.payload === 'only once').length, 1);
     });
 

@@ -2,7 +2,7 @@ import { describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { dialects } from '../helpers/databases.js';
-import { eventually } from '../helpers/waits.js';
+import { eventually, expectQuiet } from '../helpers/waits.js';
 import type { WebhookReceiver } from '../helpers/webhooks.js';
 import { APP_ID, APP_SECRET, http, startHarness, VERIFY_TOKEN, type Harness } from './helpers/harness.js';
 
@@ -269,7 +269,7 @@ for (const { dialect, skip, test } of await dialects({
       assert.equal(thrice.body.webhook.status, 200);
       const listed = await h.s.api.get(`/v1/channels/${page.channelId}/contacts/${contactId}/messages`);
       assert.equal(listed.headers.get('x-total-count'), '1');
-      await new Promise((r) => setTimeout(r, 300));
+      await expectQuiet(300, 'a redelivered platform event is reported once');
       assert.equal(page.hook.events.filter((e) => e.event === 'message_received' && e.data.content.payload === 'only once').length, 1);
     });
 
@@ -385,7 +385,7 @@ for (const { dialect, skip, test } of await dialects({
       }
       // The platform's own echoes of these sends are not reported again.
       await h.sn.settle();
-      await new Promise((r) => setTimeout(r, 300));
+      await expectQuiet(300, "the platform's echoes of our own sends are not reported again");
       const listed = await h.s.api.get(`/v1/channels/${page.channelId}/contacts/${contactId}/messages?max=100`);
       assert.equal(listed.headers.get('x-total-count'), String(contents.length + 1));
       assert.equal(page.hook.events.filter((e) => e.event === 'message_echo').length, contents.length);

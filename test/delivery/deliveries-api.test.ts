@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { ManualClock } from '../../src/lib/clock.js';
-import { Receiver, sleep } from '../helpers/receiver.js';
+import { Receiver } from '../helpers/receiver.js';
 import { appendEvent, channelWithWebhook, deliveries, deliveryOf } from '../helpers/factories.js';
-import { eventually } from '../helpers/waits.js';
+import { eventually, expectQuiet } from '../helpers/waits.js';
 
 const MINUTE = 60_000;
 
@@ -181,13 +181,13 @@ for (const { dialect, skip } of await dialects()) {
       );
       clock.advance(24 * 60 * MINUTE);
       s.runtime.services.outbox.wake();
-      await sleep(150);
+      await expectQuiet(150, 'a dropped delivery is not tried again');
       assert.equal(receiver.calls.filter((c) => c.headers['x-parley-event-id'] === event.eventId).length, 1);
       // A new webhook does not bring the dropped one back.
       await s.api.patch(`/v1/channels/${channel.id}`, { webhook: { url: receiver.url('/ok') } });
       clock.advance(24 * 60 * MINUTE);
       s.runtime.services.outbox.wake();
-      await sleep(150);
+      await expectQuiet(150, 'a new webhook does not bring the dropped delivery back');
       assert.equal(receiver.calls.filter((c) => c.headers['x-parley-event-id'] === event.eventId).length, 1);
     });
 
@@ -236,7 +236,7 @@ for (const { dialect, skip } of await dialects()) {
       assert.equal((await db.selectFrom('delivery_attempts').select('id').where('delivery_id', '=', Number(event.deliveryId)).execute()).length, 0);
       clock.advance(MINUTE);
       s.runtime.services.outbox.wake();
-      await sleep(100);
+      await expectQuiet(100, "a deleted channel's pending delivery is not tried again");
       assert.equal(receiver.calls.filter((c) => c.headers['x-parley-event-id'] === event.eventId).length, 1);
     });
 

@@ -7,8 +7,7 @@ import { join } from 'node:path';
 import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { appendEvent, channelWithWebhook, deliveryOf } from '../helpers/factories.js';
-import { eventually } from '../helpers/waits.js';
-import { sleep } from '../helpers/receiver.js';
+import { eventually, expectQuiet } from '../helpers/waits.js';
 
 /** The example receiver of docs/webhooks.md, exactly as printed there. */
 function exampleReceiver(): string {
@@ -60,7 +59,7 @@ for (const { dialect, skip } of await dialects()) {
       // A redelivery is a duplicate to the example: answered 200, not handled twice.
       await s.api.post(`/v1/channels/${channel.id}/webhook/deliveries/${event.deliveryId}/redeliver`);
       await eventually(async () => ((await deliveryOf(s, channel.id, event.deliveryId!)).attempts.length === 2 ? true : undefined));
-      await sleep(50);
+      await expectQuiet(50, 'the redelivered duplicate is not handled a second time');
       assert.equal(output.split(`${event.eventId} message_echo`).length - 1, 1);
     });
 

@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { EndpointSlots, type Ticket } from '../../src/delivery/endpoint-slots.js';
-import { Receiver, sleep } from '../helpers/receiver.js';
+import { Receiver } from '../helpers/receiver.js';
 import { appendEvent, channelWithWebhook } from '../helpers/factories.js';
+import { expectQuiet } from '../helpers/waits.js';
 
 describe('Endpoint slots', () => {
   test('at most perEndpoint jobs run per endpoint and total overall; endpoints take turns', () => {
@@ -78,7 +79,7 @@ for (const { dialect, skip } of await dialects()) {
       await healthy.waitFor((calls) => new Set(calls.map((c) => String(c.headers['x-parley-event-id']))).size === ids.size, 5000);
       assert.ok(Date.now() - started < 5000);
       assert.deepEqual(new Set(healthy.eventIds()), ids);
-      await sleep(100);
+      await expectQuiet(100, 'the hanging endpoint gets no third call at once');
       assert.equal(hanging.maxOpen, 2, 'the per-endpoint cap holds across the channels of that endpoint');
       assert.equal(hanging.calls.length, 2);
       assert.equal(healthy.calls.length, 40, 'each event once');
@@ -108,7 +109,7 @@ for (const { dialect, skip } of await dialects()) {
       const first = await appendEvent(s, channel.id, { n: 1 });
       await slow.waitForCount(1);
       const second = await appendEvent(s, channel.id, { n: 2 });
-      await sleep(100);
+      await expectQuiet(100, 'the second event is held, not sent to the old URL, while the first call hangs');
       assert.equal((await s.api.patch(`/v1/channels/${channel.id}`, { webhook: { url: moved.url('/new') } })).status, 200);
       await moved.waitFor((calls) => calls.some((c) => c.headers['x-parley-event-id'] === second.eventId), 10_000);
       assert.equal(slow.calls.length, 1, 'only the first call went to the old URL');

@@ -4,9 +4,9 @@ import { createServer, type AddressInfo } from 'node:net';
 import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { ManualClock } from '../../src/lib/clock.js';
-import { Receiver, sleep } from '../helpers/receiver.js';
+import { Receiver } from '../helpers/receiver.js';
 import { appendEvent, channelWithWebhook, deliveryOf } from '../helpers/factories.js';
-import { eventually } from '../helpers/waits.js';
+import { eventually, expectQuiet } from '../helpers/waits.js';
 
 const MINUTE = 60_000;
 
@@ -61,7 +61,7 @@ for (const { dialect, skip } of await dialects()) {
       for (const [i, delay] of delays.entries()) {
         clock.advance(delay - 1);
         s.runtime.services.outbox.wake();
-        await sleep(120);
+        await expectQuiet(120, 'no try 1 ms before it is due');
         assert.equal(callsOf().length, i + 1, `no try ${i + 2} 1 ms before it is due`);
         clock.advance(1);
         s.runtime.services.outbox.wake();
@@ -98,7 +98,7 @@ for (const { dialect, skip } of await dialects()) {
       // Discarded: nothing more, however long we wait.
       clock.advance(30 * 24 * 60 * MINUTE);
       s.runtime.services.outbox.wake();
-      await sleep(150);
+      await expectQuiet(150, 'a discarded delivery is not tried again');
       assert.equal(callsOf().length, 7);
     });
 
@@ -169,7 +169,7 @@ for (const { dialect, skip } of await dialects()) {
       for (const [i, delay] of [5000, 7500].entries()) {
         clock.advance(delay - 1);
         s.runtime.services.outbox.wake();
-        await sleep(100);
+        await expectQuiet(100, 'no try 1 ms before the configured delay');
         assert.equal((await deliveryOf(s, channel.id, event.deliveryId!)).attempts.length, i + 1);
         clock.advance(1);
         s.runtime.services.outbox.wake();

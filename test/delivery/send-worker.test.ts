@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhooks.js';
-import { eventually } from '../helpers/waits.js';
+import { eventually, expectQuiet } from '../helpers/waits.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createSmsproviderStandIn } from '../../sandbox/smsprovider/server.js';
 import { http, type JsonAnswer } from '../connectors/helpers/harness.js';
@@ -326,7 +326,7 @@ for (const { dialect, skip } of await dialects()) {
       };
       await eventually(async () => ((await sentOf()) === 30 ? true : undefined), 10_000, '30 of the burst sent');
       // Nothing signals "not sent": give the worker a few of its rechecks to overshoot, if it would.
-      await new Promise((resolve) => setTimeout(resolve, 600));
+      await expectQuiet(600, 'the worker sends no more than the rate while the clock stands still');
       assert.equal(await sentOf(), 30, 'no more than the rate while the clock stands still');
       clock.advance(1_000);
       await eventually(async () => ((await sentOf()) === 40 ? true : undefined), 10_000, 'the rest after a second');
@@ -339,7 +339,7 @@ for (const { dialect, skip } of await dialects()) {
         return ids.filter((id) => refs.has(id)).length;
       };
       await eventually(async () => ((await sentOf()) === 5 ? true : undefined), 10_000, '5 sent');
-      await new Promise((resolve) => setTimeout(resolve, 600));
+      await expectQuiet(600, "the worker sends no more than the channel's own rate while the clock stands still");
       assert.equal(await sentOf(), 5, 'no more than its own rate while the clock stands still');
       clock.advance(1_000);
       await eventually(async () => ((await sentOf()) === 8 ? true : undefined), 10_000, 'the rest after a second');
@@ -432,7 +432,7 @@ for (const { dialect, skip } of await dialects()) {
       );
       assert.equal(sent.length, 0, 'neither was sent');
       // Told once: a later sweep finds nothing more.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await expectQuiet(300, 'a later sweep tells no failure a second time');
       const failures = hook.events.filter((e) => e.event === 'message_failed');
       assert.equal(failures.length, 2);
     });

@@ -2,7 +2,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime.js';
 import { createTestDatabase, type Dialect, type TestDatabase } from './databases.js';
-import { ApiClient } from './api-client.js';
+import { ApiClient, type ApiTransport } from './api-client.js';
 
 export interface TestServer {
   runtime: Runtime;
@@ -14,6 +14,8 @@ export interface TestServer {
   accountId: number;
   token: string;
   api: ApiClient;
+  /** A client of the same service with another token (or none), sent the way `api` is. */
+  client(token: string | null): ApiClient;
   /** Another account with its own token, for isolation tests. */
   newAccount(
     plan?: 'free' | 'developer' | 'enterprise',
@@ -33,9 +35,27 @@ export interface TestServerOptions extends RuntimeOptions {
 }
 
 /** Starts the whole service on a fresh database and a real port, with one enterprise account. */
-export async function startTestServer(dialect: Dialect, options: TestServerOptions = {}): Promise<TestServer> {
+export function startTestServer(dialect: Dialect, options: TestServerOptions = {}): Promise<TestServer> {
+  return startService(dialect, options, true);
+}
+
+/**
+ * The route-level tier: the same service on the same fresh database, built but not listening;
+ * `api` hands each request to the app in this process (Fastify's inject) instead of a socket.
+ * For tests of requests and answers, where a port adds nothing but time: those of webhooks to
+ * receivers, the chat's sockets, streamed uploads, connections and processes keep a real port.
+ * `origin` names no listener (a port where nothing answers), so a stray real call fails at once.
+ */
+export function startTestApp(dialect: Dialect, options: Omit<TestServerOptions, 'port'> = {}): Promise<TestServer> {
+  return startService(dialect, options, false);
+}
+
+/** The discard port: nothing listens there, so a call to an app that is not listening fails fast. */
+const NOT_LISTENING = 9;
+
+async function startService(dialect: Dialect, options: TestServerOptions, listen: boolean): Promise<TestServer> {
   const db = options.db ?? (await createTestDatabase(dialect));
-  const port = options.port ?? (await freePort());
+  const port = listen ? (options.port ?? (await freePort())) : NOT_LISTENING;
   const origin = `http://127.0.0.1:${port}`;
   const config = loadConfig({
     PUBLIC_URL: `${origin}/v1`,
@@ -50,13 +70,27 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
     ...options.env,
   });
   const runtime = await createRuntime(config, options);
-  await runtime.app.listen({ port, host: '127.0.0.1' });
+  let transport: ApiTransport | undefined;
+  if (listen) await runtime.app.listen({ port, host: '127.0.0.1' });
+  else {
+    await runtime.app.ready();
+    transport = async ({ method, url, headers, payload }) => {
+      const res = await runtime.app.inject({ method: method as 'GET', url, headers, payload });
+      const answer = new Headers();
+      for (const [name, value] of Object.entries(res.headers)) {
+        if (value === undefined) continue;
+        for (const one of Array.isArray(value) ? value : [value]) answer.append(name, String(one));
+      }
+      return { status: res.statusCode, headers: answer, text: res.body };
+    };
+  }
   if (options.workers) runtime.startWorkers();
 
+  const client = (token: string | null) => new ApiClient(origin, token, transport);
   const newAccount: TestServer['newAccount'] = async (plan = 'enterprise', limits = {}) => {
     const account = await runtime.services.accounts.createAccount({ name: 'test', plan, ...limits });
     const { accessToken } = await runtime.services.accounts.createToken(account.id);
-    return { accountId: account.id, token: accessToken, api: new ApiClient(origin, accessToken) };
+    return { accountId: account.id, token: accessToken, api: client(accessToken) };
   };
   const first = await newAccount(options.plan ?? 'enterprise');
   return {
@@ -67,6 +101,7 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
     accountId: first.accountId,
     token: first.token,
     api: first.api,
+    client,
     newAccount,
     async close() {
       await runtime.close();

@@ -11,3 +11,14 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+/**
+ * A wait that proves something does NOT happen (no second call, no try before it is due): nothing
+ * signals an absence, so the test gives it `ms` and then asserts. Every such fixed wait in the
+ * tests goes through here with its reason, so it reads apart from a wait FOR something, which
+ * polls with `eventually` instead.
+ */
+export async function expectQuiet(ms: number, reason: string): Promise<void> {
+  if (!reason.trim()) throw new Error('expectQuiet: say what the wait proves does not happen');
+  await new Promise((resolve) => setTimeout(resolve, ms));
+}

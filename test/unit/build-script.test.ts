@@ -127,3 +127,15 @@ test("the project's parts name sources that exist, and npm start builds only wha
   assert.match(scripts.start, /^node scripts\/build\.mjs && node /);
   assert.deepEqual(npmStartNodeFlags(), ['--max-semi-space-size=32']);
 });
+
+test("each part is rebuilt when any of its inputs changes: the server's code and settings, the browser code, the locked dependencies", () => {
+  const part = (name: string) => PARTS.find((p) => p.name === name)!;
+  const covers = (name: string, input: string) => part(name).sources.some((source) => input === source || input.startsWith(`${source}/`));
+  for (const input of ['src/cli.ts', 'src/api/app.ts', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json']) {
+    assert.ok(covers('server', input), `the server is rebuilt when ${input} changes`);
+  }
+  for (const input of ['web/admin/src', 'web/admin/vite.config.ts', 'web/admin/tsconfig.json', 'web/widget/index.ts', 'src/schemas', 'package-lock.json']) {
+    assert.ok(covers('web', input), `the browser code is rebuilt when ${input} changes`);
+  }
+  assert.deepEqual(part('web').outputs, ['dist/web/widget.js', 'dist/web/chat-client.js', 'dist/web/admin/index.html']);
+});

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually } from '../helpers/waits.js';
+import { eventually, expectQuiet } from '../helpers/waits.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { RetentionSweeper, type RetentionCounts, type RetentionPurge } from '../../src/domain/retention/purge.js';
 
@@ -25,7 +25,7 @@ test('the sweeper starts a pass each interval, never a second one while one runs
   try {
     await eventually(async () => passes.length === 1 || undefined, 5_000, 'a first pass');
     // Several intervals go by while the pass is held: none of them starts another.
-    await new Promise((r) => setTimeout(r, 50));
+    await expectQuiet(50, 'no second pass starts while one runs');
     assert.equal(passes.length, 1);
     passes[0]!.end();
     await eventually(async () => passes.length === 2 || undefined, 5_000, 'the next pass once the first ended');
