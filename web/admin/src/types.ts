@@ -9,14 +9,9 @@ export type SessionInfo = AnswerOf<'/session/state', 'get'>;
 export type User = SessionInfo['user'];
 export type Role = User['role'];
 export type Account = SessionInfo['account'];
-/** Sign-in's answer when the password opens several accounts: no session yet, sign in again naming one. */
-export type AccountChoice = Extract<AnswerOf<'/session', 'post'>, { choose_account: unknown }>;
-export type SignInAnswer = AnswerOf<'/session', 'post'>;
 
 export type ApiToken = AnswerOf<'/tokens', 'get'>['data'][number];
 export type NewApiToken = AnswerOf<'/tokens', 'post'>;
-export type Usage = AnswerOf<'/usage', 'get'>;
-export type NewUser = AnswerOf<'/users', 'post'>;
 export type Overview = AnswerOf<'/overview', 'get'>;
 export type OverviewChannel = Overview['channels'][number];
 export type HourCounts = OverviewChannel['hourly'][number];

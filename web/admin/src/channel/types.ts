@@ -28,5 +28,3 @@ export type SocialnetChatSettings = Schemas['SocialnetChatSettings'];
  * schema is recursive), so their shape is written here, as Update Settings takes it.
  */
 export type MenuItem = { type: 'url' | 'postback'; title: string; payload: string } | { type: 'menu'; title: string; items: MenuItem[] };
-
-export type TrialStatus = AnswerOf<'/trial', 'get'>;
