@@ -106,7 +106,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: String.raw`^(?!(\.\./)+(lib|schemas)/|(\.\./)+channel-types/(common|definition|domains-whitelist)\.js$|(\.\./)+connectors/connector\.js$|\./[a-z-]+\.js$)\.{1,2}/`,
+              regex: String.raw`^(?!(\.\./)+(lib|schemas)/|(\.\./)+channel-types/(common|definition|domains-whitelist|ui)\.js$|(\.\./)+connectors/connector\.js$|\./[a-z-]+\.js$)\.{1,2}/`,
               message: 'Channel type definitions are data and pure rules: they import lib, schemas, channel-types and the connector contract types only.',
             },
           ],
@@ -123,7 +123,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: String.raw`^(?!(\.\./)+(lib|schemas)/|(\.\./)+channel-types/(common|definition|domains-whitelist)\.js$|(\.\./)+connectors/connector\.js$|\./definition)\.{1,2}/`,
+              regex: String.raw`^(?!(\.\./)+(lib|schemas)/|(\.\./)+channel-types/(common|definition|domains-whitelist|ui)\.js$|(\.\./)+connectors/connector\.js$|\./definition)\.{1,2}/`,
               message: 'Channel type definitions are data and pure rules: they import lib, schemas, channel-types and the connector contract types only.',
             },
           ],

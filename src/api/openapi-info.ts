@@ -42,7 +42,7 @@ ${PRODUCT_NAME} implements the messaging API specification and adds the parts ma
 Get Message, the \`Idempotency-Key\` header of Send Message, Get Capabilities, the webhook deliveries
 log and redelivery, the \`webhook_test\` and \`channel_state_changed\` events, the testers of an rbm channel, Get
 Channel's \`refresh\`, the \`secrets=omit\` parameter of List, Get, Create and Update Channel (which leaves out
-\`webhook.secret\` and the platform credentials), a channel's NLP integration, stored files, and the health checks.`;
+\`webhook.secret\` and the platform credentials), a channel's NLP integration, stored files, the health checks, and the administration app's own API.`;
 
 /** Tags in the order the page shows them. */
 export const TAGS = [
@@ -55,4 +55,9 @@ export const TAGS = [
   { name: 'Webhooks', description: 'Beyond the specification: the log of every webhook delivery with its tries, and redelivery.' },
   { name: 'Files', description: 'Beyond the specification: files received from contacts, stored by the service.' },
   { name: 'Operations', description: 'Beyond the specification: liveness and readiness checks for load balancers and orchestrators.' },
+  {
+    name: 'Administration',
+    description:
+      "Beyond the specification: the administration app's own API under /admin/api, behind its session cookie (sign-in) and CSRF token; the app reaches the operations above under /admin/api/v1 with the same session.",
+  },
 ];

@@ -10,6 +10,8 @@ export interface OperationShape {
   hasBody: boolean;
   hasQuery: boolean;
   hasParams: boolean;
+  /** An operation of the administration app's own API (session cookie and CSRF token, not an access token). */
+  admin?: boolean;
 }
 
 const SUCCESS: Record<string, string> = {
@@ -31,6 +33,14 @@ const ERRORS: Record<string, string> = {
   '500': 'An unexpected error; the message carries the request id (also in `X-Request-Id`).',
   '502': 'The platform behind the channel refused the call or could not be reached.',
   '503': 'The server is shutting down (send the request again), or cannot reach its store.',
+};
+
+/** Where the administration app's API answers otherwise (api/admin-guard.ts). */
+const ADMIN_ERRORS: Record<string, string> = {
+  '401': 'No session: the session cookie is missing or the session ended.',
+  '403':
+    'A change without the CSRF token of the session (`X-CSRF-Token`) or from another origin, a user who must change their password first, or an owner-only action of a member.',
+  '429': 'Over the hourly request quota (changes), too many reads of the session, or too many requests of the session at once (`Retry-After`).',
 };
 
 const Integer = (description: string) => ({ type: 'integer', description });
@@ -60,7 +70,8 @@ export function documentResponses(
 ): Record<string, Json> {
   const statuses = new Set(Object.keys(declared));
   const add = (...codes: string[]) => codes.forEach((c) => statuses.add(c));
-  if (shape.authenticated) add('401', '429');
+  if (shape.admin) add('429', ...(shape.authenticated ? ['401', '403'] : []));
+  else if (shape.authenticated) add('401', '429');
   if (shape.hasBody) add('400', '413', '415', '422');
   if (shape.hasQuery) add('422');
   if (shape.hasParams) add('404');
@@ -71,12 +82,13 @@ export function documentResponses(
     const success = status.startsWith('2');
     const schema = declared[status] ?? ErrorBody;
     const headers: Record<string, Json> = {};
-    // 401 and the 503 of a server shutting down are answered before the quota is counted.
-    if (shape.authenticated && status !== '401' && status !== '503') Object.assign(headers, RATE_LIMIT_HEADERS);
+    // 401 and the 503 of a server shutting down are answered before the quota is counted. The
+    // administration API sends the quota headers on changes only: they are not promised there.
+    if (shape.authenticated && !shape.admin && status !== '401' && status !== '503') Object.assign(headers, RATE_LIMIT_HEADERS);
     if (status === '201') headers.Location = LOCATION;
     if (status === '200' && isArraySchema(schema)) headers['x-total-count'] = TOTAL_COUNT;
     Object.assign(headers, extraHeaders[status]);
-    const description = (success ? SUCCESS[status] : ERRORS[status]) ?? 'See the error body.';
+    const description = (success ? SUCCESS[status] : ((shape.admin ? ADMIN_ERRORS[status] : undefined) ?? ERRORS[status])) ?? 'See the error body.';
     const documented = components.ref(schema) as Json;
     // @fastify/swagger takes the text from `description` beside a `$ref`, and from
     // `x-response-description` (which it removes) in a schema of its own.

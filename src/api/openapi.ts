@@ -4,6 +4,8 @@ import swagger from '@fastify/swagger';
 import { ComponentSchemas } from './openapi-components.js';
 import { documentResponses, markRequiredHeaders } from './openapi-responses.js';
 import { INFO_DESCRIPTION, TAGS } from './openapi-info.js';
+import { ADMIN_API_PREFIX } from './scopes.js';
+import { CSRF_HEADER, SESSION_COOKIE } from './admin-guard.js';
 
 type Json = Record<string, unknown>;
 
@@ -51,14 +53,33 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string): Pr
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'The access token from the administration or `parley token create`.' },
           query: { type: 'apiKey', in: 'query', name: 'access_token', description: 'The same token as a query parameter.' },
+          session: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: SESSION_COOKIE,
+            description: `The administration app's session, set by sign-in (\`__Host-${SESSION_COOKIE}\` over HTTPS).`,
+          },
+          csrf: {
+            type: 'apiKey',
+            in: 'header',
+            name: CSRF_HEADER,
+            description: "The session's CSRF token (`csrf_token` of the session), sent with every change.",
+          },
         },
       },
       security: [{ bearer: [] }, { query: [] }],
     },
-    transform: ({ schema, url }) => {
-      // The administration app's API (the token groups mounted again under /admin/api) is not part of the document.
-      if (url === '/admin' || url.startsWith('/admin/')) return { schema: { hide: true } as never, url };
+    transform: ({ schema, url, route }) => {
+      const admin = adminOperation(url);
+      // The administration app itself, and the token groups mounted again under /admin/api (the
+      // same operations as under /v1), are not in the document; the app's own routes are.
+      if (admin === null) return { schema: { hide: true } as never, url };
       const s = { ...(schema as Json) };
+      if (admin) {
+        s.tags ??= [ADMIN_TAG];
+        const method = String(route.method);
+        s.security = route.config?.adminSession === 'none' ? [] : [method === 'GET' || method === 'HEAD' ? { session: [] } : { session: [], csrf: [] }];
+      }
       const security = s.security;
       const body = (s['x-body'] ?? s.body) as TSchema | undefined;
       s.response = documentResponses(
@@ -69,6 +90,7 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string): Pr
           hasBody: body !== undefined,
           hasQuery: s.querystring !== undefined,
           hasParams: s.params !== undefined || url.includes(':'),
+          admin,
         },
         components,
       );
@@ -87,6 +109,22 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string): Pr
       return openapi as never;
     },
   });
+}
+
+/** The tag of the administration app's own operations (see TAGS). */
+const ADMIN_TAG = 'Administration';
+
+/**
+ * Whether a route is one of the administration app's own operations (true), a route of the
+ * document's other parts (false), or one left out (null): the app's pages and its catch-all, and
+ * the token groups the admin scope mounts again under /admin/api/v1.
+ */
+function adminOperation(url: string): boolean | null {
+  if (url !== '/admin' && !url.startsWith('/admin/')) return false;
+  if (!url.startsWith(`${ADMIN_API_PREFIX}/`)) return null;
+  const rest = url.slice(ADMIN_API_PREFIX.length);
+  if (rest === '/' || rest === '/*' || rest === '/v1' || rest.startsWith('/v1/')) return null;
+  return true;
 }
 
 /** Named examples go on the request body's media type, where OpenAPI wants them. */

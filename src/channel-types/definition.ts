@@ -2,6 +2,7 @@ import type { TObject, TProperties, TSchema } from '@sinclair/typebox';
 import type { ChannelMode, ChannelType } from '../schemas/channel-types.js';
 import type { ContactView, Content, Metadata } from '../schemas/content.js';
 import type { Capabilities } from '../connectors/connector.js';
+import type { ChannelTypeUi } from './ui.js';
 
 export type { Capabilities };
 
@@ -46,6 +47,8 @@ export interface ChannelTypeDefinition {
    * it to the channel that last sent to its sender.
    */
   ownNumber?(config: Record<string, unknown>): string | null;
+  /** How the administration app shows the type (served by its channel-types route). */
+  ui: ChannelTypeUi;
 }
 
 /**

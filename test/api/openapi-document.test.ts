@@ -19,6 +19,9 @@ function operations(document: Json): Array<{ path: string; method: string; op: J
   );
 }
 
+/** The operations of the messaging API and the health checks: the administration app's own API has rules of its own. */
+const apiOperations = (document: Json) => operations(document).filter(({ path }) => !path.startsWith('/admin/'));
+
 const isPublic = (op: Json) => Array.isArray(op.security) && op.security.length === 0;
 
 /** GET over a real socket with a Host header of our choosing (fetch does not let one set it). */
@@ -98,7 +101,7 @@ describe('The OpenAPI document', () => {
     assert.equal(key.required, false);
     assert.equal(key.schema.maxLength, 255);
 
-    for (const { path, method, op } of operations(document)) {
+    for (const { path, method, op } of apiOperations(document)) {
       for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
         const headers = (response.headers ?? {}) as Json;
         const where = `${method} ${path} ${status}`;
@@ -115,7 +118,7 @@ describe('The OpenAPI document', () => {
   });
 
   test('documents the errors each operation can answer, in the error body of the specification', () => {
-    for (const { path, method, op } of operations(document)) {
+    for (const { path, method, op } of apiOperations(document)) {
       const statuses = Object.keys(op.responses);
       const where = `${method} ${path}`;
       for (const status of statuses.filter((c) => Number(c) >= 400)) {
@@ -137,6 +140,27 @@ describe('The OpenAPI document', () => {
     const error = document.components.schemas.Error;
     assert.deepEqual(error.required, ['timestamp', 'status', 'errors']);
     assert.deepEqual(Object.keys(error.properties.errors.items.properties), ['message', 'field', 'rejected_value']);
+  });
+
+  test("documents the administration app's own API under its tag, behind the session, apart from the /v1 operations", () => {
+    const admin = operations(document).filter(({ path }) => path.startsWith('/admin/'));
+    const ids = admin.map(({ op }) => op.operationId as string);
+    for (const id of ['adminSignIn', 'adminGetSession', 'adminListUsers', 'adminListTokens', 'adminOverview', 'adminListChannelTypes'])
+      assert.ok(ids.includes(id), id);
+    for (const { path, method, op } of admin) {
+      const where = `${method} ${path}`;
+      assert.deepEqual(op.tags, ['Administration'], where);
+      assert.match(op.operationId, /^admin[A-Z]/, where);
+      assert.deepEqual(op.servers, [{ url: '/' }], `${where}: paths from the root, not from /v1`);
+      if (!isPublic(op)) {
+        assert.deepEqual(op.security, [method === 'get' ? { session: [] } : { session: [], csrf: [] }], where);
+        for (const status of ['401', '403', '429', '500']) assert.ok(status in op.responses, `${where} documents ${status}`);
+      }
+    }
+    assert.ok(isPublic(document.paths['/admin/api/session'].post), 'sign-in needs no session');
+    assert.ok(!Object.keys(document.paths).some((p) => p.startsWith('/admin/api/v1')), 'the token groups mounted again are not repeated');
+    assert.equal(document.components.securitySchemes.session.in, 'cookie');
+    assert.ok(document.tags.some((t: Json) => t.name === 'Administration'));
   });
 
   test('enumerates the modes each channel type takes', () => {

@@ -4,6 +4,7 @@ import { Nullable } from '../../schemas/common.js';
 import type { Card, Content } from '../../schemas/content.js';
 import type { ChannelTypeDefinition, ContactFields } from '../../channel-types/definition.js';
 import { NO_SETTINGS, Str, strict } from '../../channel-types/common.js';
+import type { ChannelTypeUi } from '../../channel-types/ui.js';
 
 /**
  * The platform's limits beyond the capabilities (platforms.md §3.5): a URL of a button or card at
@@ -49,9 +50,22 @@ function profileFields(contact: ContactFields) {
 
 const shown = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
+// How the administration app shows the type (labels and hints; served by the admin channel-types route).
+const APPMSG_UI: ChannelTypeUi = {
+  label: 'App messaging (appmsg)',
+  shortLabel: 'App messaging',
+  intro: 'Messaging through the app platform with an access token.',
+  fields: [{ path: 'appmsg.access_token', label: 'Access token', kind: 'text' }],
+  viewFields: [
+    { path: 'appmsg.name', label: 'Account name' },
+    { path: 'appmsg.uri', label: 'Account URI' },
+  ],
+};
+
 /** A messaging app's bot account: synchronous sends to the app's user ids, signed callbacks on the channel's own URL. */
 export const appmsg: ChannelTypeDefinition = {
   type: 'appmsg',
+  ui: APPMSG_UI,
   modes: ['production'],
   capabilities: {
     // The platform has no audio messages.

@@ -4,6 +4,7 @@ import { charCount } from '../../lib/text.js';
 import type { Card, Content, Metadata } from '../../schemas/content.js';
 import type { ChannelTypeDefinition } from '../../channel-types/definition.js';
 import { NO_SETTINGS, PHONE_NUMBER_SHOWN, PLAIN_UPDATE, strict } from '../../channel-types/common.js';
+import type { ChannelTypeUi } from '../../channel-types/ui.js';
 
 /** The channel's own URL the platform's callbacks go to (reports, replies, unsubscribes). */
 const INBOUND_ENDPOINT = 'callbacks';
@@ -284,9 +285,48 @@ function checkContent(content: Content, metadata?: Metadata): undefined {
   return undefined;
 }
 
+// How the administration app shows the type (labels and hints; served by the admin channel-types route).
+const APPMSG_BUSINESS_MESSAGES_UI: ChannelTypeUi = {
+  label: 'App business messages (appmsg_business_messages)',
+  shortLabel: 'App business',
+  intro: 'Business messages through the app platform. Shared mode sends under a common sender identity, free of charge and limited in number.',
+  fields: [
+    {
+      path: 'appmsg_business_messages.sender_id',
+      label: 'Sender id',
+      kind: 'text',
+      hint: "The platform's numeric service id the channel sends under.",
+      placeholder: '4001',
+    },
+    {
+      path: 'appmsg_business_messages.default_message_ttl',
+      label: 'Default message lifetime',
+      kind: 'text',
+      hint: 'Optional: how long the platform tries to deliver a message, as an ISO 8601 duration from PT30S to P14D (e.g. PT20M). Empty: 14 days.',
+      placeholder: 'PT20M',
+    },
+    {
+      path: 'appmsg_business_messages.legacy_plain_text',
+      label: 'Sender id may still send plain text (made before 1 April 2026)',
+      kind: 'boolean',
+    },
+    {
+      path: 'appmsg_business_messages.callback_secret',
+      label: 'Callback secret',
+      kind: 'text',
+      hint: "Optional, 16 to 200 letters, digits, '-' or '_': the token of the callback URL that proves a callback is the platform's; the service makes one when empty.",
+    },
+  ],
+  platformUrls: [
+    { path: 'appmsg_business_messages.callback_url', label: "Callback URL, its token included (give it to the platform for the sender id's callbacks)" },
+    { path: 'appmsg_business_messages.callback_secret', label: "Callback secret (the callback URL's token)", copyLabel: 'Copy secret' },
+  ],
+};
+
 /** A messaging app's business messages to phone numbers: asynchronous sends with a time to live; a shared trial mode. */
 export const appmsgBusinessMessages: ChannelTypeDefinition = {
   type: 'appmsg_business_messages',
+  ui: APPMSG_BUSINESS_MESSAGES_UI,
   modes: ['production', 'test', 'shared'],
   capabilities: {
     contentTypes: ['text', 'image', 'video', 'file', 'structure'],

@@ -4,6 +4,7 @@ import { Nullable } from '../../schemas/common.js';
 import type { Content } from '../../schemas/content.js';
 import type { ChannelTypeDefinition } from '../../channel-types/definition.js';
 import { NO_CONTACT_FIELDS, NO_SETTINGS, PLAIN_UPDATE, Str, strict } from '../../channel-types/common.js';
+import type { ChannelTypeUi } from '../../channel-types/ui.js';
 
 const filled = (s: string | undefined) => s !== undefined && s.trim() !== '';
 
@@ -23,9 +24,22 @@ function checkContent(content: Content): undefined {
   );
 }
 
+// How the administration app shows the type (labels and hints; served by the admin channel-types route).
+const BOTMSG_UI: ChannelTypeUi = {
+  label: 'Bot messaging (botmsg)',
+  shortLabel: 'Bot messaging',
+  intro: "A bot of the bot messaging platform: paste the bot's token; its name and username are read from the platform.",
+  fields: [{ path: 'botmsg.access_token', label: 'Bot token', kind: 'text' }],
+  viewFields: [
+    { path: 'botmsg.name', label: 'Bot name' },
+    { path: 'botmsg.username', label: 'Bot username' },
+  ],
+};
+
 /** A chat bot platform: synchronous sends to chat ids; the bot's name comes from the platform. */
 export const botmsg: ChannelTypeDefinition = {
   type: 'botmsg',
+  ui: BOTMSG_UI,
   modes: ['production'],
   capabilities: {
     contentTypes: ['text', 'image', 'video', 'audio', 'file', 'location', 'structure'],

@@ -4,6 +4,7 @@ import { ApiError } from '../../lib/errors.js';
 import { isPlainObject } from '../../lib/json.js';
 import type { Metadata } from '../../schemas/content.js';
 import { NO_SETTINGS, Str, strict } from '../../channel-types/common.js';
+import type { ChannelTypeUi } from '../../channel-types/ui.js';
 
 /** The mail provider calls one URL per channel and kind: forwarded mail, and event webhooks. */
 const INBOUND_ENDPOINTS = ['mail', 'events'] as const;
@@ -75,6 +76,46 @@ function checkMetadata(metadata: Metadata): Metadata {
   return metadata;
 }
 
+// How the administration app shows the type (labels and hints; served by the admin channel-types route).
+const EMAIL_UI: ChannelTypeUi = {
+  label: 'E-mail (email, alpha)',
+  shortLabel: 'E-mail',
+  intro: 'E-mail through the mail provider (alpha: the structure may change). The service registers its routes for incoming mail and events with the provider.',
+  fields: [
+    { path: 'provider.access_token', label: 'Provider API key', kind: 'text' },
+    { path: 'provider.sender.email', label: 'Sender address', kind: 'email', placeholder: 'support@example.com' },
+    { path: 'provider.sender.name', label: 'Sender name', kind: 'text', placeholder: 'Example Support' },
+    {
+      path: 'provider.domain',
+      label: 'Sending domain',
+      kind: 'text',
+      hint: "Optional: the provider's domain to send from. Empty: the sender address's domain.",
+    },
+    {
+      path: 'provider.region',
+      label: 'Provider region',
+      kind: 'select',
+      options: [
+        { id: 'us', label: 'US' },
+        { id: 'eu', label: 'EU' },
+      ],
+      hint: 'Where the provider keeps the domain.',
+    },
+    {
+      path: 'provider.webhook_signing_key',
+      label: 'Webhook signing key',
+      kind: 'text',
+      hint: "Optional: the provider's HTTP webhook signing key (not the API key), which proves its calls with incoming mail and events.",
+    },
+    { path: 'provider.default_subject', label: 'Default subject', kind: 'text', hint: 'Optional: the subject of a first message sent without one.' },
+    { path: 'provider.open_tracking', label: 'Track opens (reported as read)', kind: 'boolean' },
+  ],
+  platformUrls: [
+    { path: 'provider.mail_webhook_url', label: 'Incoming mail URL (registered with the mail provider by the service)' },
+    { path: 'provider.events_webhook_url', label: 'Mail events URL (registered with the mail provider by the service)' },
+  ],
+};
+
 /**
  * E-mail through a mail provider (ALPHA): asynchronous sends to addresses (or known contacts by
  * id), threaded per contact; inbound mail through the provider's forward route and event webhooks
@@ -82,6 +123,7 @@ function checkMetadata(metadata: Metadata): Metadata {
  */
 export const email: ChannelTypeDefinition = {
   type: 'email',
+  ui: EMAIL_UI,
   modes: ['production'],
   capabilities: {
     contentTypes: ['text', 'image', 'video', 'audio', 'file', 'structure'],

@@ -5,6 +5,7 @@ import { smsParts } from '../../lib/sms-parts.js';
 import { smsText } from '../../lib/sms-text.js';
 import type { Content } from '../../schemas/content.js';
 import { NO_SETTINGS, PHONE_NUMBER_SHOWN, PLAIN_UPDATE, SEND_RATE, Str, strict } from '../../channel-types/common.js';
+import type { ChannelTypeUi } from '../../channel-types/ui.js';
 
 /** The SMS provider calls one URL per channel and report: delivery reports, and received messages. */
 const INBOUND_ENDPOINTS = ['status', 'receive'] as const;
@@ -31,9 +32,33 @@ function checkContent(content: Content): SentParts | undefined {
   );
 }
 
+// How the administration app shows the type (labels and hints; served by the admin channel-types route).
+const MOBILE_UI: ChannelTypeUi = {
+  label: 'SMS (mobile)',
+  shortLabel: 'SMS',
+  intro: 'SMS through the SMS provider. In test mode messages are stored and echoed but never sent.',
+  fields: [
+    {
+      path: 'provider.sender_id',
+      label: 'Sender id',
+      kind: 'text',
+      hint: 'Your registered phone number, or any name when you send from a shared number.',
+      placeholder: '+12025550143',
+    },
+    { path: 'provider.access_token', label: 'Provider access token', kind: 'text' },
+    { path: 'provider.signing_key', label: 'Signing key', kind: 'text', hint: "Verifies that the provider's calls to this service are genuine." },
+    { path: 'provider.send_rate', label: 'Messages per second', kind: 'integer', hint: "Optional, 1 to 1000; the type's own rate when empty." },
+  ],
+  platformUrls: [
+    { path: 'provider.status_webhook_url', label: 'Status webhook URL (give it to the SMS provider)' },
+    { path: 'provider.receive_webhook_url', label: 'Receive webhook URL (give it to the SMS provider)' },
+  ],
+};
+
 /** SMS through a provider: asynchronous sends, reports on the channel's own inbound URLs. */
 export const mobile: ChannelTypeDefinition = {
   type: 'mobile',
+  ui: MOBILE_UI,
   modes: ['production', 'test'],
   capabilities: {
     // Media goes out as a link in the text (or MMS where the provider has it).

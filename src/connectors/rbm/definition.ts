@@ -4,6 +4,7 @@ import type { ChannelTypeDefinition } from '../../channel-types/definition.js';
 import type { Content } from '../../schemas/content.js';
 import { NO_SETTINGS, PHONE_NUMBER_SHOWN, Str, strict } from '../../channel-types/common.js';
 import { AgentProfile, checkAgentRequest, LaunchQuestionnaire, VerificationContact } from './definition-agent-fields.js';
+import type { ChannelTypeUi } from '../../channel-types/ui.js';
 
 /** The agent's life cycle on the platform (contract.md §3). */
 export const RBM_AGENT_STATES = ['new', 'create_requested', 'created', 'launch_requested', 'launched'] as const;
@@ -100,9 +101,180 @@ const ServiceAccountKey = Type.Object(
   },
 );
 
+// How the administration app shows the type (labels and hints; served by the admin channel-types route).
+const RBM_UI: ChannelTypeUi = {
+  label: 'RCS business messaging (rbm)',
+  shortLabel: 'RCS',
+  intro:
+    'RCS business messaging through an agent. With the service-account key, the service registers a new agent when you ask (or uses the one you name) and follows its launch.',
+  fields: [
+    { path: 'rbm.agent_name', label: 'Agent name', kind: 'text', hint: 'Shown to end users.' },
+    {
+      path: 'region',
+      label: 'Region',
+      kind: 'select',
+      options: [
+        { id: 'north_america', label: 'North America' },
+        { id: 'europe', label: 'Europe' },
+        { id: 'asia_pacific', label: 'Asia Pacific' },
+      ],
+      viewPaths: ['rbm.region', 'region'],
+      hint: 'Where the agent is registered.',
+    },
+    {
+      path: 'rbm.service_account_key',
+      label: 'Service-account key (JSON)',
+      viewLabel: 'Service account',
+      kind: 'json',
+      hint: 'Paste the key file the platform issued, as it is. It is kept encrypted and never shown again; the channel shows only its client_email.',
+      placeholder: '{"type": "service_account", "client_email": "…", "private_key": "…"}',
+    },
+    {
+      path: 'rbm.agent_id',
+      label: 'Existing agent id',
+      viewLabel: 'Agent id',
+      kind: 'text',
+      hint: 'Optional: an agent you already have on the platform (its id, or brands/…/agents/…). Without it the service registers one.',
+    },
+    {
+      path: 'rbm.client_token',
+      label: 'Client token',
+      kind: 'text',
+      hint: 'Optional: the token the platform signs its webhook calls with; the service makes one when empty.',
+    },
+    {
+      group: 'rbm.agent_profile',
+      path: 'rbm.agent_profile.description',
+      label: 'Agent description',
+      kind: 'text',
+      hint: 'Shown to users, at most 100 characters.',
+    },
+    {
+      group: 'rbm.agent_profile',
+      path: 'rbm.agent_profile.logo_url',
+      label: 'Logo URL',
+      kind: 'text',
+      placeholder: 'https://example.com/logo.png',
+      hint: 'At most 50 KB.',
+    },
+    {
+      group: 'rbm.agent_profile',
+      path: 'rbm.agent_profile.hero_url',
+      label: 'Banner image URL',
+      kind: 'text',
+      placeholder: 'https://example.com/banner.png',
+      hint: 'At most 200 KB.',
+    },
+    { group: 'rbm.agent_profile', path: 'rbm.agent_profile.color', label: 'Theme color', kind: 'text', placeholder: '#0B78D0' },
+    {
+      group: 'rbm.agent_profile',
+      path: 'rbm.agent_profile.billing_category',
+      label: 'Billing category',
+      kind: 'select',
+      options: [
+        { id: 'conversational', label: 'Conversational: billed per conversation' },
+        { id: 'non_conversational', label: 'Non-conversational: billed per message' },
+      ],
+    },
+    {
+      group: 'rbm.agent_profile',
+      path: 'rbm.agent_profile.use_case',
+      label: 'Use case',
+      kind: 'select',
+      options: [
+        { id: 'transactional', label: 'Transactional' },
+        { id: 'promotional', label: 'Promotional' },
+        { id: 'otp', label: 'One-time passwords' },
+        { id: 'multi_use', label: 'Multi-use' },
+      ],
+    },
+    { group: 'rbm.agent_profile', path: 'rbm.agent_profile.privacy_policy.url', label: 'Privacy policy URL', kind: 'text' },
+    { group: 'rbm.agent_profile', path: 'rbm.agent_profile.terms_and_conditions.url', label: 'Terms and conditions URL', kind: 'text' },
+    { group: 'rbm.agent_profile', path: 'rbm.agent_profile.phones.0.number', label: 'Contact phone number', kind: 'text', placeholder: '+12025550143' },
+    { group: 'rbm.agent_profile', path: 'rbm.agent_profile.phones.0.label', label: 'Contact phone label', kind: 'text', placeholder: 'Call us' },
+    { group: 'rbm.agent_profile', path: 'rbm.agent_profile.emails.0.address', label: 'Contact e-mail address', kind: 'email' },
+    { group: 'rbm.agent_profile', path: 'rbm.agent_profile.emails.0.label', label: 'Contact e-mail label', kind: 'text', placeholder: 'Write to us' },
+    { group: 'rbm.agent_profile', path: 'rbm.agent_profile.websites.0.url', label: 'Website URL', kind: 'text' },
+    { group: 'rbm.agent_profile', path: 'rbm.agent_profile.websites.0.label', label: 'Website label', kind: 'text', placeholder: 'Our website' },
+    {
+      group: 'rbm.verification_contact',
+      path: 'rbm.verification_contact.partner_name',
+      label: 'Partner name',
+      kind: 'text',
+      hint: 'You, who ask for the agent.',
+    },
+    { group: 'rbm.verification_contact', path: 'rbm.verification_contact.partner_email', label: 'Partner e-mail', kind: 'email' },
+    { group: 'rbm.verification_contact', path: 'rbm.verification_contact.brand_contact_name', label: 'Brand contact name', kind: 'text' },
+    { group: 'rbm.verification_contact', path: 'rbm.verification_contact.brand_contact_email', label: 'Brand contact e-mail', kind: 'email' },
+    { group: 'rbm.verification_contact', path: 'rbm.verification_contact.brand_website_url', label: 'Brand website URL', kind: 'text' },
+    { group: 'rbm.launch_questionnaire', path: 'rbm.launch_questionnaire.contacts.0.name', label: 'Review contact name', kind: 'text' },
+    { group: 'rbm.launch_questionnaire', path: 'rbm.launch_questionnaire.contacts.0.title', label: 'Review contact title', kind: 'text' },
+    { group: 'rbm.launch_questionnaire', path: 'rbm.launch_questionnaire.contacts.0.email', label: 'Review contact e-mail', kind: 'email' },
+    { group: 'rbm.launch_questionnaire', path: 'rbm.launch_questionnaire.opt_in_description', label: 'How users opt in', kind: 'text' },
+    { group: 'rbm.launch_questionnaire', path: 'rbm.launch_questionnaire.trigger_description', label: 'What triggers messages', kind: 'text' },
+    { group: 'rbm.launch_questionnaire', path: 'rbm.launch_questionnaire.interactions_description', label: 'The conversations', kind: 'text' },
+    { group: 'rbm.launch_questionnaire', path: 'rbm.launch_questionnaire.opt_out_description', label: 'What users get when they opt out', kind: 'text' },
+    { group: 'rbm.launch_questionnaire', path: 'rbm.launch_questionnaire.access_instructions', label: 'How reviewers reach the agent', kind: 'text' },
+    { group: 'rbm.launch_questionnaire', path: 'rbm.launch_questionnaire.video_urls.0', label: 'Demo video URL', kind: 'text', hint: 'Optional.' },
+    { group: 'rbm.launch_questionnaire', path: 'rbm.launch_questionnaire.screenshot_urls.0', label: 'Screenshot URL', kind: 'text', hint: 'Optional.' },
+  ],
+  groups: [
+    {
+      id: 'rbm.agent_profile',
+      title: 'Agent profile',
+      intro: 'Needed when the service registers the agent: how users see it. Give a phone number or an e-mail address; the launch needs one.',
+    },
+    {
+      id: 'rbm.verification_contact',
+      title: 'Brand verification',
+      intro: 'Needed with the profile: who the platform asks to confirm that you represent the brand.',
+    },
+    {
+      id: 'rbm.launch_questionnaire',
+      title: 'Launch questionnaire',
+      intro: 'Needed to launch the agent: the answers the platform and the carriers review.',
+    },
+  ],
+  platformUrls: [
+    { path: 'rbm.webhook_url', label: "Webhook URL (set it as the agent's webhook on the RCS platform)" },
+    { path: 'rbm.client_token', label: 'Client token (set it with that webhook URL)', copyLabel: 'Copy token' },
+  ],
+  state: {
+    initial: 'new',
+    states: [
+      { state: 'new', label: 'Agent not registered', description: 'The agent does not exist on the RCS platform yet.', tone: 'warn' },
+      { state: 'create_requested', label: 'Registration requested', description: 'The request to register the agent was received.', tone: 'warn' },
+      { state: 'created', label: 'Agent created', description: 'The agent can be used with test phone numbers only.', tone: 'warn' },
+      { state: 'launch_requested', label: 'Launch requested', description: 'The request to launch the agent was received.', tone: 'warn' },
+      { state: 'launched', label: 'Launched', description: 'RCS messages can be sent to any phone number.', tone: 'ok' },
+    ],
+    panel: {
+      title: 'RCS agent',
+      stepsLabel: 'Agent life cycle',
+      waiting: 'Waiting for the RCS platform; the state changes when it answers.',
+      done: 'Nothing more to do: the agent is live.',
+      actions: [
+        {
+          from: 'new',
+          to: 'create_requested',
+          label: 'Register agent',
+          confirm: 'The service asks the RCS platform to register this agent. Once created, it can message test phone numbers only.',
+        },
+        {
+          from: 'created',
+          to: 'launch_requested',
+          label: 'Launch agent',
+          confirm: 'The service asks the RCS platform to launch this agent. Once launched, it can message any phone number.',
+        },
+      ],
+    },
+  },
+};
+
 /** Rich business messaging to phone numbers through an agent, in a region; asynchronous sends. */
 export const rbm: ChannelTypeDefinition = {
   type: 'rbm',
+  ui: RBM_UI,
   modes: ['production', 'test'],
   capabilities: {
     // Files by URL (the platform fetches them), a location as a view-location action, cards and carousels.

@@ -1,15 +1,13 @@
 // The one way the app talks to the server: JSON under /admin/api with the session cookie, the
 // CSRF token on every change, and errors in the specification's format turned into ApiFailure.
-import type { Page } from './types';
+// Paths, bodies and answers are typed by the generated API types (api-schema.d.ts, made from
+// the server's OpenAPI document by `npm run gen:api-types`).
+import type { components, paths } from './api-schema';
 
 export const API_BASE = '/admin/api';
 
 /** One entry of the specification's `errors` array. */
-export interface ErrorDetail {
-  message: string;
-  field?: string;
-  rejected_value?: unknown;
-}
+export type ErrorDetail = components['schemas']['Error']['errors'][number];
 
 /** A request the server refused (or could not be reached: status 0). */
 export class ApiFailure extends Error {
@@ -120,7 +118,7 @@ async function send(path: string, options: RequestOptions): Promise<Response> {
 }
 
 /** A JSON request; resolves to the parsed body (undefined for 204). */
-export async function request<T>(path: string, options: RequestOptions = {}): Promise<T> {
+async function request<T>(path: string, options: RequestOptions = {}): Promise<T> {
   const response = await send(path, options);
   if (response.status === 204) return undefined as T;
   const text = await response.text();
@@ -128,7 +126,7 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
 }
 
 /** A /v1 list: the array and the total from x-total-count. */
-export async function requestPage<T>(path: string, options: RequestOptions = {}): Promise<Page<T>> {
+async function requestPage<T>(path: string, options: RequestOptions = {}): Promise<Page<T>> {
   const response = await send(path, options);
   const body = (await response.json()) as unknown;
   const items = (Array.isArray(body) ? body : Array.isArray((body as { data?: unknown }).data) ? (body as { data: T[] }).data : []) as T[];
@@ -136,14 +134,83 @@ export async function requestPage<T>(path: string, options: RequestOptions = {})
   return { items, total: Number.isFinite(total) && response.headers.has('x-total-count') ? total : items.length };
 }
 
-/** Short forms for the common verbs. */
+/** A list answer of the /v1 API: the page and the x-total-count header. */
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
+
+/**
+ * Every path the app calls, as written after /admin/api: the app's own routes, and the /v1 API's
+ * again under /v1 (the document lists those relative to /v1).
+ */
+export type AppPaths = {
+  [P in keyof paths as P extends `/admin/api${infer Rest}` ? Rest : P extends '/healthz' | '/readyz' | '/metrics' ? never : `/v1${P & string}`]: paths[P];
+};
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+/** The paths that take a method. */
+export type PathsOf<M extends Method> = { [P in keyof AppPaths]: [NonNullable<AppPaths[P][M]>] extends [never] ? never : P }[keyof AppPaths];
+type Operation<P extends keyof AppPaths, M extends Method> = NonNullable<AppPaths[P][M]>;
+type JsonOf<R> = R extends { content: { 'application/json': infer B } } ? B : undefined;
+/** The successful answer's body of an operation (200, else 201, else 202; undefined for 204 alone). */
+type SuccessOf<O> = O extends { responses: infer R }
+  ? R extends { 200: infer A }
+    ? JsonOf<A>
+    : R extends { 201: infer A }
+      ? JsonOf<A>
+      : R extends { 202: infer A }
+        ? JsonOf<A>
+        : undefined
+  : never;
+/** What the operation of path `P` and method `M` answers. */
+export type AnswerOf<P extends keyof AppPaths, M extends Method> = SuccessOf<Operation<P, M>>;
+/** The JSON body the operation takes. */
+export type BodyOf<P extends keyof AppPaths, M extends Method> =
+  Operation<P, M> extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+type ParamsOf<O, K extends 'path' | 'query'> = O extends { parameters: { [key in K]?: infer X } } ? ([X] extends [undefined] ? never : NonNullable<X>) : never;
+
+interface CallOptions<O> {
+  /** Values of the path's `{name}` parts (encoded here). */
+  params?: ParamsOf<O, 'path'>;
+  query?: ParamsOf<O, 'query'> & RequestOptions['query'];
+  signal?: AbortSignal;
+  /** A 401 is the answer itself (sign-in, session check), not a lost session. */
+  expectUnauthorized?: boolean;
+}
+
+function fill(path: string, params: unknown): string {
+  const values = (params ?? {}) as Record<string, string | number>;
+  return path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(String(values[name])));
+}
+
+function call<P extends keyof AppPaths, M extends Method>(
+  method: M,
+  path: P,
+  options: CallOptions<Operation<P, M>> & { body?: unknown } = {},
+): Promise<AnswerOf<P, M>> {
+  const { params, query, signal, expectUnauthorized, body } = options;
+  return request<AnswerOf<P, M>>(fill(path, params), {
+    method: method.toUpperCase() as RequestOptions['method'],
+    query: query as RequestOptions['query'],
+    signal,
+    expectUnauthorized,
+    body: body === undefined && method !== 'get' && method !== 'delete' ? {} : body,
+  });
+}
+
+type Item<T> = T extends readonly (infer I)[] ? I : never;
+
+/** The typed calls: a path as the API documents it, its `{name}` parts in `params`. */
 export const api = {
-  get: <T>(path: string, query?: RequestOptions['query'], signal?: AbortSignal) => request<T>(path, { query, signal }),
-  post: <T>(path: string, body?: unknown) => request<T>(path, { method: 'POST', body: body ?? {} }),
-  patch: <T>(path: string, body: unknown) => request<T>(path, { method: 'PATCH', body }),
-  put: <T>(path: string, body: unknown) => request<T>(path, { method: 'PUT', body }),
-  delete: (path: string) => request<void>(path, { method: 'DELETE' }),
-  page: <T>(path: string, query?: RequestOptions['query'], signal?: AbortSignal) => requestPage<T>(path, { query, signal }),
+  get: <P extends PathsOf<'get'>>(path: P, options?: CallOptions<Operation<P, 'get'>>) => call('get', path, options),
+  post: <P extends PathsOf<'post'>>(path: P, body?: BodyOf<P, 'post'>, options?: CallOptions<Operation<P, 'post'>>) => call('post', path, { ...options, body }),
+  patch: <P extends PathsOf<'patch'>>(path: P, body: BodyOf<P, 'patch'>, options?: CallOptions<Operation<P, 'patch'>>) =>
+    call('patch', path, { ...options, body }),
+  put: <P extends PathsOf<'put'>>(path: P, body: BodyOf<P, 'put'>, options?: CallOptions<Operation<P, 'put'>>) => call('put', path, { ...options, body }),
+  delete: <P extends PathsOf<'delete'>>(path: P, options?: CallOptions<Operation<P, 'delete'>>) => call('delete', path, options).then(() => undefined),
+  /** A /v1 list: its items and the total from x-total-count. */
+  page: <P extends PathsOf<'get'>>(path: P, options: CallOptions<Operation<P, 'get'>> = {}) =>
+    requestPage<Item<AnswerOf<P, 'get'>>>(fill(path, options.params), { query: options.query as RequestOptions['query'], signal: options.signal }),
 };
 
 /** The message to show for anything a request threw. */

@@ -1,7 +1,7 @@
 // Who is signed in: the user, the account and the CSRF token of the session cookie. A 401 from
 // any request ends it and sends the user to sign-in, back to the same page afterwards.
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
-import { ApiFailure, request, setCsrfToken, setUnauthorizedHandler } from './api';
+import { ApiFailure, api, setCsrfToken, setUnauthorizedHandler } from './api';
 import { APP_BASE, useLocation, useNavigate } from './router';
 import type { Account, SessionInfo, User } from './types';
 
@@ -39,7 +39,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const refresh = useCallback(async () => {
     try {
       // 204 without a session: no error answer for the browser to log on the sign-in and setup pages.
-      const info = await request<SessionInfo | undefined>('/session/state', { expectUnauthorized: true });
+      const info = await api.get('/session/state', { expectUnauthorized: true });
       if (info) signedIn(info);
       else {
         setCsrfToken(null);
@@ -54,7 +54,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
   const signOut = useCallback(async () => {
     try {
-      await request<void>('/session', { method: 'DELETE', expectUnauthorized: true });
+      await api.delete('/session', { expectUnauthorized: true });
     } finally {
       setCsrfToken(null);
       setState({ status: 'signed-out' });

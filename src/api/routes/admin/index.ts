@@ -22,6 +22,7 @@ import { adminOverviewRoutes } from './overview.js';
 import { adminWebhookToolRoutes } from './webhook-tools.js';
 import { adminTrialRoutes } from './trial.js';
 import { adminNlpStateRoutes } from './nlp-state.js';
+import { adminChannelTypeRoutes } from './channel-types.js';
 import type { NlpIntegrationService } from '../../../domain/nlp/service.js';
 
 /** What the administration app's own route groups may need; the runtime builds it once. */
@@ -59,5 +60,6 @@ export function adminRouteGroups(deps: AdminRouteDeps): RouteGroup[] {
     routeGroup(adminWebhookToolRoutes, { tools: new WebhookTools({ store, clock, outbox: deps.outbox }), channels, baseUrl }),
     routeGroup(adminTrialRoutes, { trial }),
     routeGroup(adminNlpStateRoutes, { nlp: deps.nlp }),
+    routeGroup(adminChannelTypeRoutes, {}),
   ];
 }

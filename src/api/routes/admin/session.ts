@@ -37,7 +37,9 @@ export const sessionRoutes: RoutePlugin<SessionRouteDeps> = async (app, deps) =>
     {
       config: { adminSession: 'none' },
       schema: {
-        hide: true,
+        tags: ['Administration'],
+        operationId: 'adminSignIn',
+        summary: 'Sign in with e-mail and password: the session (its cookie set), or the accounts to choose from',
         body: SignInBody,
         'x-response': { 200: Type.Union([SessionView, AccountChoiceView]), 401: ErrorBody, 422: ErrorBody, 429: ErrorBody, 503: ErrorBody },
       },
@@ -59,17 +61,37 @@ export const sessionRoutes: RoutePlugin<SessionRouteDeps> = async (app, deps) =>
   // A user who must change their password may still see who they are, change it, and sign out.
   const allowed = { beforePasswordChange: true } as const;
 
-  app.get('/session', { config: allowed, schema: { hide: true, 'x-response': { 200: SessionView, 401: ErrorBody } } }, async (request) => {
-    const session = adminSessionOf(request);
-    return { user: userJson(session.user), account: accountJson(session.account), csrf_token: session.csrfToken };
-  });
+  app.get(
+    '/session',
+    {
+      config: allowed,
+      schema: {
+        tags: ['Administration'],
+        operationId: 'adminGetSession',
+        summary: 'The signed-in user, the account and the CSRF token',
+        'x-response': { 200: SessionView, 401: ErrorBody },
+      },
+    },
+    async (request) => {
+      const session = adminSessionOf(request);
+      return { user: userJson(session.user), account: accountJson(session.account), csrf_token: session.csrfToken };
+    },
+  );
 
   // The app's first question on every page, the sign-in and setup pages included: no session is an
   // answer here (204), not an error, so a browser logs nothing before anyone signed in. A cookie
   // sent twice is no session either (the guard's routes refuse it with 400).
   app.get(
     '/session/state',
-    { config: { adminSession: 'none' }, schema: { hide: true, 'x-response': { 200: SessionView, 204: Type.Null() } } },
+    {
+      config: { adminSession: 'none' },
+      schema: {
+        tags: ['Administration'],
+        operationId: 'adminSessionState',
+        summary: 'The session, or 204 when the request has none (no error)',
+        'x-response': { 200: SessionView, 204: Type.Null() },
+      },
+    },
     async (request, reply) => {
       const ids = cookieValues(request.headers.cookie, sessionCookieName(deps.origin.isHttps(request)));
       const session = ids.length === 1 ? await deps.sessions.resolve(ids[0]!) : null;
@@ -78,17 +100,38 @@ export const sessionRoutes: RoutePlugin<SessionRouteDeps> = async (app, deps) =>
     },
   );
 
-  app.delete('/session', { config: allowed, schema: { hide: true } }, async (request, reply) => {
-    await deps.sessions.end(adminSessionOf(request).idHash);
-    return reply
-      .code(204)
-      .header('Set-Cookie', sessionCookie('', 0, deps.origin.isHttps(request)))
-      .send();
-  });
+  app.delete(
+    '/session',
+    {
+      config: allowed,
+      schema: {
+        tags: ['Administration'],
+        operationId: 'adminSignOut',
+        summary: 'Sign out: the session ends and its cookie is cleared',
+        'x-response': { 204: Type.Null() },
+      },
+    },
+    async (request, reply) => {
+      await deps.sessions.end(adminSessionOf(request).idHash);
+      return reply
+        .code(204)
+        .header('Set-Cookie', sessionCookie('', 0, deps.origin.isHttps(request)))
+        .send();
+    },
+  );
 
   app.post(
     '/session/password',
-    { config: allowed, schema: { hide: true, body: PasswordChangeBody, 'x-response': { 422: ErrorBody, 429: ErrorBody, 503: ErrorBody } } },
+    {
+      config: allowed,
+      schema: {
+        tags: ['Administration'],
+        operationId: 'adminChangePassword',
+        summary: "Change the signed-in user's password",
+        body: PasswordChangeBody,
+        'x-response': { 204: Type.Null(), 422: ErrorBody, 429: ErrorBody, 503: ErrorBody },
+      },
+    },
     async (request, reply) => {
       await deps.users.changePassword(adminSessionOf(request), request.body.current_password, request.body.new_password, deps.origin.clientAddress(request));
       return reply.code(204).send();
@@ -99,7 +142,13 @@ export const sessionRoutes: RoutePlugin<SessionRouteDeps> = async (app, deps) =>
     '/setup',
     {
       config: { adminSession: 'none' },
-      schema: { hide: true, body: SetupBody, 'x-response': { 200: SessionView, 422: ErrorBody } },
+      schema: {
+        tags: ['Administration'],
+        operationId: 'adminSetUp',
+        summary: 'Set the first password with a one-time setup link, and sign in',
+        body: SetupBody,
+        'x-response': { 200: SessionView, 422: ErrorBody },
+      },
     },
     async (request, reply) => started(request, reply, await deps.users.setUp(request.body.token, request.body.password)),
   );

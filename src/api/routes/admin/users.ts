@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { UserService } from '../../../domain/users/service.js';
 import { userJson } from '../../../domain/users/views.js';
 import { ApiError } from '../../../lib/errors.js';
@@ -18,14 +19,33 @@ function ownerOnly(user: AdminUserContext): AdminUserContext {
 /** The account's users: list, add, remove. Owners only. */
 export const userRoutes: RoutePlugin<{ users: UserService }> = async (app, deps) => {
   app.addHook('onError', retryAfterHeader);
-  app.get('/users', { schema: { hide: true, 'x-response': { 200: UserList, 403: ErrorBody } } }, async (request) => {
-    const me = ownerOnly(adminUserOf(request));
-    return { data: (await deps.users.listUsers(me.accountId)).map(userJson) };
-  });
+  app.get(
+    '/users',
+    {
+      schema: {
+        tags: ['Administration'],
+        operationId: 'adminListUsers',
+        summary: "The account's users (owner only)",
+        'x-response': { 200: UserList, 403: ErrorBody },
+      },
+    },
+    async (request) => {
+      const me = ownerOnly(adminUserOf(request));
+      return { data: (await deps.users.listUsers(me.accountId)).map(userJson) };
+    },
+  );
 
   app.post(
     '/users',
-    { schema: { hide: true, body: CreateUserBody, 'x-response': { 201: CreatedUserView, 403: ErrorBody, 422: ErrorBody } } },
+    {
+      schema: {
+        tags: ['Administration'],
+        operationId: 'adminCreateUser',
+        summary: 'Add a user with a password, or get a one-time setup link (owner only)',
+        body: CreateUserBody,
+        'x-response': { 201: CreatedUserView, 403: ErrorBody, 422: ErrorBody },
+      },
+    },
     async (request, reply) => {
       const me = ownerOnly(adminUserOf(request));
       const { user, setupLink } = await deps.users.createUser({ accountId: me.accountId, ...request.body });
@@ -35,7 +55,15 @@ export const userRoutes: RoutePlugin<{ users: UserService }> = async (app, deps)
 
   app.delete(
     '/users/:id',
-    { schema: { hide: true, params: UserParams, 'x-response': { 403: ErrorBody, 404: ErrorBody, 422: ErrorBody } } },
+    {
+      schema: {
+        tags: ['Administration'],
+        operationId: 'adminRemoveUser',
+        summary: 'Remove a user of the account (owner only)',
+        params: UserParams,
+        'x-response': { 204: Type.Null(), 403: ErrorBody, 404: ErrorBody, 422: ErrorBody },
+      },
+    },
     async (request, reply) => {
       const me = ownerOnly(adminUserOf(request));
       const id = parseId(request.params.id);

@@ -4,6 +4,7 @@ import type { ChannelTypeDefinition, ContactFields } from '../../../channel-type
 import { Str, strict } from '../../../channel-types/common.js';
 import { checkMetadata, directDefaults, RESERVED_METADATA } from './metadata.js';
 import { settings } from './settings.js';
+import type { ChannelTypeUi } from '../../../channel-types/ui.js';
 
 /** Configuration keys of the page's connection state and the platform's reason for it. */
 export const PAGE_STATE_KEY = 'page_state';
@@ -21,9 +22,41 @@ function profileFields(contact: ContactFields) {
   return view;
 }
 
+// How the administration app shows the type (labels and hints; served by the admin channel-types route).
+const SOCIALNET_CHAT_UI: ChannelTypeUi = {
+  label: 'Social network chat (socialnet_chat)',
+  shortLabel: 'Social chat',
+  intro: 'Connects one page of the social network. Sending and receiving work only while the page is connected.',
+  fields: [
+    { path: 'socialnet_page.id', label: 'Page id', kind: 'text', hint: "The page's id on the social network." },
+    {
+      path: 'socialnet_page.access_token',
+      label: 'Page access token',
+      kind: 'text',
+      hint: 'A short- or long-lived page token; the service keeps a long-lived one.',
+    },
+  ],
+  viewFields: [
+    { path: 'socialnet_page.name', label: 'Page' },
+    { path: 'socialnet_page.category', label: 'Page category' },
+  ],
+  state: {
+    states: [
+      {
+        state: 'disconnected',
+        label: 'Page disconnected',
+        tone: 'bad',
+        description: "The platform no longer takes the page's token{reason}: update the channel with a new token.",
+      },
+    ],
+    missing: { path: 'socialnet_page.id', label: 'Page not connected', tone: 'bad', description: 'Sending and receiving work only while a page is connected.' },
+  },
+};
+
 /** A social network's page inbox: synchronous sends, message tags and a reply window, page settings on the platform. */
 export const socialnetChat: ChannelTypeDefinition = {
   type: 'socialnet_chat',
+  ui: SOCIALNET_CHAT_UI,
   modes: ['production'],
   capabilities: {
     // Location messages can only be received there (messaging-api.md).

@@ -1,29 +1,33 @@
-import { api } from '../api';
-import type { Channel, Contact, Delivery, DeliveryStatus, Message, ServiceChatSettings, SocialnetChatSettings } from './types';
+import { api, type BodyOf } from '../api';
+import type { DeliveryStatus, ServiceChatSettings, SocialnetChatSettings } from './types';
 
 /** Every call the channel tabs make: the /v1 routes under /admin/api/v1 and the app-only helpers. */
-const v1 = (id: string) => `/v1/channels/${encodeURIComponent(id)}`;
-const app = (id: string) => `/channels/${encodeURIComponent(id)}`;
+const channel = (id: string) => ({ params: { channel_id: id } });
 
 export const channelApi = {
-  get: (id: string) => api.get<Channel>(v1(id)),
-  setWebhook: (id: string, webhook: { url: string; ssl_verification: boolean } | null) => api.patch<Channel>(v1(id), { webhook }),
-  rotateSecret: (id: string) => api.post<Channel>(`${app(id)}/webhook/secret`),
-  sendTestEvent: (id: string) => api.post<{ delivery_id: string }>(`${app(id)}/webhook/test`),
+  get: (id: string) => api.get('/v1/channels/{channel_id}', channel(id)),
+  setWebhook: (id: string, webhook: { url: string; ssl_verification: boolean } | null) => api.patch('/v1/channels/{channel_id}', { webhook }, channel(id)),
+  rotateSecret: (id: string) => api.post('/channels/{channel_id}/webhook/secret', undefined, channel(id)),
+  sendTestEvent: (id: string) => api.post('/channels/{channel_id}/webhook/test', undefined, channel(id)),
   deliveries: (id: string, query: { status?: DeliveryStatus; max: number; offset: number }, signal?: AbortSignal) =>
-    api.page<Delivery>(`${v1(id)}/webhook/deliveries`, query, signal),
-  redeliver: (id: string, deliveryId: string) => api.post<Delivery>(`${v1(id)}/webhook/deliveries/${encodeURIComponent(deliveryId)}/redeliver`),
-  redeliverFailed: (id: string) => api.post<{ redelivered: number }>(`${app(id)}/webhook/redeliver-failed`),
+    api.page('/v1/channels/{channel_id}/webhook/deliveries', { ...channel(id), query, signal }),
+  redeliver: (id: string, deliveryId: string) =>
+    api.post('/v1/channels/{channel_id}/webhook/deliveries/{delivery_id}/redeliver', undefined, { params: { channel_id: id, delivery_id: deliveryId } }),
+  redeliverFailed: (id: string) => api.post('/channels/{channel_id}/webhook/redeliver-failed', undefined, channel(id)),
 
-  settings: <T extends ServiceChatSettings | SocialnetChatSettings>(id: string) => api.get<T>(`${v1(id)}/settings`),
-  updateSettings: <T extends ServiceChatSettings | SocialnetChatSettings>(id: string, patch: Partial<T>) => api.patch<T>(`${v1(id)}/settings`, patch),
+  // Each settings editor knows the settings of the types it edits (the type's `settings` names them).
+  settings: <T extends ServiceChatSettings | SocialnetChatSettings>(id: string) => api.get('/v1/channels/{channel_id}/settings', channel(id)) as Promise<T>,
+  updateSettings: <T extends ServiceChatSettings | SocialnetChatSettings>(id: string, patch: Partial<T>) =>
+    api.patch('/v1/channels/{channel_id}/settings', patch as BodyOf<'/v1/channels/{channel_id}/settings', 'patch'>, channel(id)) as Promise<T>,
 
-  contacts: (id: string, query: { max: number; offset: number }, signal?: AbortSignal) => api.page<Contact>(`${v1(id)}/contacts`, query, signal),
-  contact: (id: string, contactId: string) => api.get<Contact>(`${v1(id)}/contacts/${encodeURIComponent(contactId)}`),
+  contacts: (id: string, query: { max: number; offset: number }, signal?: AbortSignal) =>
+    api.page('/v1/channels/{channel_id}/contacts', { ...channel(id), query, signal }),
+  contact: (id: string, contactId: string) => api.get('/v1/channels/{channel_id}/contacts/{contact_id}', { params: { channel_id: id, contact_id: contactId } }),
   messages: (id: string, contactId: string, query: { max: number; offset?: number }, signal?: AbortSignal) =>
-    api.page<Message>(`${v1(id)}/contacts/${encodeURIComponent(contactId)}/messages`, query, signal),
-  send: (body: { channel: { id: string }; contact: { id: string }; content: unknown }) => api.post<Message>('/v1/messages', body),
+    api.page('/v1/channels/{channel_id}/contacts/{contact_id}/messages', { params: { channel_id: id, contact_id: contactId }, query, signal }),
+  send: (body: BodyOf<'/v1/messages', 'post'>) => api.post('/v1/messages', body),
 
-  trial: () => api.get<{ available: boolean; sandbox_url: string | null }>('/trial'),
-  trialSend: (id: string, body: { text: string; contact?: string }) => api.post<unknown>(`/trial${app(id)}/messages`, body),
+  trial: () => api.get('/trial'),
+  trialSend: (id: string, body: BodyOf<'/trial/channels/{channel_id}/messages', 'post'>) =>
+    api.post('/trial/channels/{channel_id}/messages', body, channel(id)),
 };

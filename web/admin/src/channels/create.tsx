@@ -3,24 +3,22 @@
 import { ApiFailure, api } from '../api';
 import { PageHeader } from '../layout';
 import { APP_BASE, useNavigate, useQuery } from '../router';
-import { CHANNEL_TYPES, type Channel, type ChannelType } from '../types';
+import type { CreateChannelBody } from '../types';
 import { SelectField, toast } from '../ui';
+import { useChannelTypes } from './channel-types';
 import { channelPath } from './paths';
 import { ChannelForm } from './form';
-import { TYPE_LABELS } from './labels';
-
-function isType(value: string | null): value is ChannelType {
-  return value !== null && (CHANNEL_TYPES as readonly string[]).includes(value);
-}
 
 export function CreateChannelPage() {
   const query = useQuery();
   const navigate = useNavigate();
+  const types = useChannelTypes();
   const wanted = query.get('type');
-  const type = isType(wanted) ? wanted : null;
+  const info = types?.find((t) => t.type === wanted) ?? null;
+  const type = info?.type ?? null;
 
   const create = async (body: Record<string, unknown>) => {
-    const channel = await api.post<Channel>('/v1/channels', body).catch((error: unknown) => {
+    const channel = await api.post('/v1/channels', body as CreateChannelBody).catch((error: unknown) => {
       if (error instanceof ApiFailure && error.status === 502)
         throw new ApiFailure(502, '502', [{ message: `The platform could not be reached to check the credentials: ${error.message} Try again in a moment.` }]);
       throw error;
@@ -36,16 +34,16 @@ export function CreateChannelPage() {
         <div className="form">
           <SelectField
             label="Channel type"
-            options={CHANNEL_TYPES.map((t) => ({ id: t, label: TYPE_LABELS[t] }))}
+            options={(types ?? []).map((t) => ({ id: t.type, label: t.label }))}
             value={type}
             onChange={(t) => navigate(`${APP_BASE}/channels/new?type=${t}`, { replace: true })}
             isRequired
           />
         </div>
       </div>
-      {type ? (
+      {info && type ? (
         <div className="section">
-          <h2>{TYPE_LABELS[type]}</h2>
+          <h2>{info.label}</h2>
           <ChannelForm key={type} type={type} submitLabel="Create channel" onSubmit={create} onCancel={() => navigate(`${APP_BASE}/channels`)} />
         </div>
       ) : (

@@ -15,14 +15,14 @@ export function DeleteChannel({ channel }: { channel: Channel }) {
     if (!open) return;
     const controller = new AbortController();
     api
-      .page(`/v1/channels/${encodeURIComponent(channel.id)}/contacts`, { max: 1 }, controller.signal)
+      .page('/v1/channels/{channel_id}/contacts', { params: { channel_id: channel.id }, query: { max: 1 }, signal: controller.signal })
       .then((page) => setContacts(page.total))
       .catch(() => setContacts(null));
     return () => controller.abort();
   }, [open, channel.id]);
 
   const remove = async () => {
-    await api.delete(`/v1/channels/${encodeURIComponent(channel.id)}`);
+    await api.delete('/v1/channels/{channel_id}', { params: { channel_id: channel.id } });
     toast(`Channel “${channel.name}” deleted.`);
     navigate(`${APP_BASE}/channels`);
   };

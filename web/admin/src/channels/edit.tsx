@@ -2,23 +2,24 @@
 import { api } from '../api';
 import { PageHeader } from '../layout';
 import { APP_BASE, useNavigate, type RouteProps } from '../router';
-import type { Channel } from '../types';
+import type { UpdateChannelBody } from '../types';
 import { ErrorMessage, Link, Loading, toast, useLoad } from '../ui';
 import { channelPath } from './paths';
 import { ChannelForm } from './form';
-import { typeLabel } from './labels';
+import { typeLabelOf, useChannelTypes } from './channel-types';
 
 export function EditChannelPage({ params }: RouteProps) {
   const id = params.id ?? '';
   const navigate = useNavigate();
-  const loaded = useLoad((signal) => api.get<Channel>(`/v1/channels/${encodeURIComponent(id)}`, undefined, signal), [id]);
+  const types = useChannelTypes();
+  const loaded = useLoad((signal) => api.get('/v1/channels/{channel_id}', { params: { channel_id: id }, signal }), [id]);
 
   if (loaded.error) return <ErrorMessage onRetry={() => void loaded.reload()}>{loaded.error}</ErrorMessage>;
-  if (!loaded.data) return <Loading label="Loading the channel…" />;
+  if (!loaded.data || !types) return <Loading label="Loading the channel…" />;
   const channel = loaded.data;
 
   const save = async (body: Record<string, unknown>) => {
-    if (Object.keys(body).length > 0) await api.patch<Channel>(`/v1/channels/${encodeURIComponent(channel.id)}`, body);
+    if (Object.keys(body).length > 0) await api.patch('/v1/channels/{channel_id}', body as UpdateChannelBody, { params: { channel_id: channel.id } });
     toast('Channel saved.');
     navigate(channelPath(channel.id));
   };
@@ -29,7 +30,7 @@ export function EditChannelPage({ params }: RouteProps) {
         <Link href={`${APP_BASE}/channels`}>Channels</Link> <span aria-hidden="true">/</span> <Link href={channelPath(channel.id)}>{channel.name}</Link>{' '}
         <span aria-hidden="true">/</span>
       </p>
-      <PageHeader title={`Edit ${channel.name}`} description={typeLabel(channel.type)} />
+      <PageHeader title={`Edit ${channel.name}`} description={typeLabelOf(types, channel.type)} />
       <div className="section">
         <ChannelForm type={channel.type} channel={channel} submitLabel="Save changes" onSubmit={save} onCancel={() => navigate(channelPath(channel.id))} />
       </div>

@@ -3,12 +3,13 @@
 import { Fragment, useMemo, useState, type FormEvent } from 'react';
 import { Form } from 'react-aria-components';
 import { ApiFailure, messageOf, type ErrorDetail } from '../api';
-import type { Channel, ChannelType } from '../types';
-import { Button, CheckboxField, SelectField, TextField } from '../ui';
-import { getPath, GROUP_TITLES, MODE_LABELS, setPath, TYPE_SPECS, type FieldSpec } from './fields';
+import type { Channel, ChannelTypeInfo } from '../types';
+import { Button, CheckboxField, Loading, SelectField, TextField } from '../ui';
+import { useChannelType } from './channel-types';
+import { fieldSpecs, getPath, setPath, type FieldSpec } from './fields';
 
 export interface ChannelFormProps {
-  type: ChannelType;
+  type: string;
   /** The channel being edited; none when creating. */
   channel?: Channel;
   submitLabel: string;
@@ -21,7 +22,7 @@ const COMMON_FIELDS = ['name', 'mode', 'webhook.url', 'webhook.ssl_verification'
 
 function initialValue(field: FieldSpec, channel: Channel | undefined): string {
   if (!channel || field.kind === 'secret' || field.kind === 'json') return '';
-  for (const path of field.viewPaths ?? [field.path]) {
+  for (const path of field.view_paths ?? [field.path]) {
     const value = getPath(channel, path);
     if (value !== undefined && value !== null) return String(value);
   }
@@ -70,11 +71,16 @@ function numberOrText(text: string): unknown {
   return /^-?\d+$/.test(text.trim()) ? Number(text.trim()) : text;
 }
 
-export function ChannelForm({ type, channel, submitLabel, onSubmit, onCancel }: ChannelFormProps) {
-  const spec = TYPE_SPECS[type];
+export function ChannelForm(props: ChannelFormProps) {
+  const info = useChannelType(props.type);
+  return info ? <FormOfType {...props} info={info} /> : <Loading />;
+}
+
+function FormOfType({ type, info, channel, submitLabel, onSubmit, onCancel }: ChannelFormProps & { info: ChannelTypeInfo }) {
+  const spec = useMemo(() => ({ ...info, fields: fieldSpecs(info) }), [info]);
   const editing = channel !== undefined;
   const [name, setName] = useState(channel?.name ?? '');
-  const [mode, setMode] = useState(channel?.mode ?? 'production');
+  const [mode, setMode] = useState<string>(channel?.mode ?? 'production');
   const [values, setValues] = useState<Record<string, string>>(() => Object.fromEntries(spec.fields.map((f) => [f.path, initialValue(f, channel)])));
   const [webhookUrl, setWebhookUrl] = useState('');
   const [sslVerification, setSslVerification] = useState(true);
@@ -88,7 +94,7 @@ export function ChannelForm({ type, channel, submitLabel, onSubmit, onCancel }: 
     if (!editing) out.type = type;
     if (!editing || name !== channel.name) out.name = name;
     if (spec.modes.length > 1 && (!editing || mode !== channel.mode)) out.mode = mode;
-    if (!editing) for (const [path, value] of Object.entries(spec.fixed ?? {})) setPath(out, path, value);
+    if (!editing) for (const [path, value] of Object.entries(spec.fixed)) setPath(out, path, value);
     // A group with a changed field is sent whole: the API takes the object as given.
     const changedGroups = new Set(
       spec.fields.filter((f) => f.group !== undefined && editing && (values[f.path] ?? '') !== initialValue(f, channel)).map((f) => f.group),
@@ -143,7 +149,7 @@ export function ChannelForm({ type, channel, submitLabel, onSubmit, onCancel }: 
         label={field.label}
         isSelected={values[field.path] === 'true'}
         onChange={(on) => set(field.path)(on ? 'true' : 'false')}
-        description={field.description}
+        description={field.hint}
       />
     ) : field.kind === 'select' ? (
       <SelectField
@@ -153,7 +159,7 @@ export function ChannelForm({ type, channel, submitLabel, onSubmit, onCancel }: 
         value={values[field.path] || (editing || field.group !== undefined ? null : (field.options?.[0]?.id ?? null))}
         onChange={set(field.path)}
         error={errors[field.path]}
-        description={field.description}
+        description={field.hint}
       />
     ) : (
       <TextField
@@ -170,7 +176,7 @@ export function ChannelForm({ type, channel, submitLabel, onSubmit, onCancel }: 
         error={errors[field.path]}
         isRequired={field.required && !editing}
         placeholder={field.placeholder}
-        description={editing && (field.kind === 'secret' || field.kind === 'json') ? 'Leave empty to keep the current value.' : field.description}
+        description={editing && (field.kind === 'secret' || field.kind === 'json') ? 'Leave empty to keep the current value.' : field.hint}
       />
     );
 
@@ -179,13 +185,7 @@ export function ChannelForm({ type, channel, submitLabel, onSubmit, onCancel }: 
       <p className="muted">{spec.intro}</p>
       <TextField label="Name" value={name} onChange={setName} error={errors.name} isRequired description="Shown to you only, in lists and events." />
       {spec.modes.length > 1 ? (
-        <SelectField
-          label="Mode"
-          options={spec.modes.map((m) => ({ id: m, label: MODE_LABELS[m] ?? m }))}
-          value={mode}
-          onChange={setMode}
-          error={errors.mode}
-        />
+        <SelectField label="Mode" options={spec.modes.map((m) => ({ id: m.mode, label: m.label }))} value={mode} onChange={setMode} error={errors.mode} />
       ) : null}
       {spec.fields.length > 0 ? (
         <fieldset>
@@ -195,8 +195,8 @@ export function ChannelForm({ type, channel, submitLabel, onSubmit, onCancel }: 
               <Fragment key={segment.fields[0]?.path}>{segment.fields.map(renderField)}</Fragment>
             ) : (
               <fieldset key={segment.group} className="field-group">
-                <legend>{GROUP_TITLES[segment.group]?.title ?? segment.group}</legend>
-                <p className="muted">{GROUP_TITLES[segment.group]?.intro}</p>
+                <legend>{spec.groups.find((g) => g.id === segment.group)?.title ?? segment.group}</legend>
+                <p className="muted">{spec.groups.find((g) => g.id === segment.group)?.intro}</p>
                 {segment.fields.map(renderField)}
               </fieldset>
             ),

@@ -6,11 +6,10 @@ import { api } from '../api';
 import { channelRoutes } from '../channel/routes';
 import { PageHeader } from '../layout';
 import { APP_BASE, findRoute, useLocation, useQuery, type RouteProps } from '../router';
-import type { Channel } from '../types';
 import { ErrorMessage, Link, Loading, useLoad } from '../ui';
 import type { ChannelPageProps, ChannelRoute } from './channel-route';
 import { ChannelDetails } from './details';
-import { shortTypeLabel } from './labels';
+import { typeLabelOf, useChannelTypes } from './channel-types';
 import { channelPath } from './paths';
 
 export { channelPath } from './paths';
@@ -25,7 +24,8 @@ export function ChannelFramePage({ params }: RouteProps) {
   const id = params.id ?? '';
   const { pathname } = useLocation();
   const query = useQuery();
-  const loaded = useLoad((signal) => api.get<Channel>(`/v1/channels/${encodeURIComponent(id)}`, undefined, signal), [id]);
+  const types = useChannelTypes();
+  const loaded = useLoad((signal) => api.get('/v1/channels/{channel_id}', { params: { channel_id: id }, signal }), [id]);
   const tabTitle = findRoute(channelRoutes, pathname)?.entry.label ?? 'Details';
   const name = loaded.data?.name;
   useEffect(() => {
@@ -42,7 +42,7 @@ export function ChannelFramePage({ params }: RouteProps) {
         </p>
       </>
     );
-  if (!loaded.data) return <Loading label="Loading the channel…" />;
+  if (!loaded.data || !types) return <Loading label="Loading the channel…" />;
 
   const channel = loaded.data;
   const match = findRoute(channelRoutes, pathname);
@@ -63,7 +63,7 @@ export function ChannelFramePage({ params }: RouteProps) {
         title={channel.name}
         description={
           <>
-            <span className="badge">{shortTypeLabel(channel.type)}</span>{' '}
+            <span className="badge">{typeLabelOf(types, channel.type, true)}</span>{' '}
             {channel.mode ? <span className={`badge badge-mode-${channel.mode}`}>{channel.mode}</span> : null} <span className="muted">id {channel.id}</span>
           </>
         }

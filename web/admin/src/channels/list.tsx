@@ -3,9 +3,8 @@ import { useState } from 'react';
 import { api } from '../api';
 import { PageHeader } from '../layout';
 import { APP_BASE } from '../router';
-import type { Channel } from '../types';
 import { Button, ButtonLink, Cell, Column, ErrorMessage, Link, Loading, Row, Table, TableBody, TableHeader, useLoad } from '../ui';
-import { shortTypeLabel } from './labels';
+import { typeLabelOf, useChannelTypes } from './channel-types';
 import { channelPath } from './paths';
 import { stateOf } from './state';
 
@@ -21,7 +20,8 @@ function hostOf(url: string): string {
 
 export function ChannelsPage() {
   const [offset, setOffset] = useState(0);
-  const loaded = useLoad((signal) => api.page<Channel>('/v1/channels', { max: PAGE, offset }, signal), [offset]);
+  const types = useChannelTypes();
+  const loaded = useLoad((signal) => api.page('/v1/channels', { query: { max: PAGE, offset }, signal }), [offset]);
 
   return (
     <>
@@ -31,8 +31,8 @@ export function ChannelsPage() {
         </ButtonLink>
       </PageHeader>
       {loaded.error ? <ErrorMessage onRetry={() => void loaded.reload()}>{loaded.error}</ErrorMessage> : null}
-      {!loaded.data && !loaded.error ? <Loading label="Loading channels…" /> : null}
-      {loaded.data ? (
+      {(!loaded.data || !types) && !loaded.error ? <Loading label="Loading channels…" /> : null}
+      {loaded.data && types ? (
         <>
           <Table aria-label="Channels">
             <TableHeader>
@@ -51,13 +51,16 @@ export function ChannelsPage() {
               )}
             >
               {(channel) => {
-                const state = stateOf(channel);
+                const state = stateOf(
+                  channel,
+                  types?.find((t) => t.type === channel.type),
+                );
                 return (
                   <Row id={channel.id}>
                     <Cell textValue={channel.name}>
                       <Link href={channelPath(channel.id)}>{channel.name}</Link>
                     </Cell>
-                    <Cell>{shortTypeLabel(channel.type)}</Cell>
+                    <Cell>{typeLabelOf(types, channel.type, true)}</Cell>
                     <Cell>{channel.mode ? <span className={`badge badge-mode-${channel.mode}`}>{channel.mode}</span> : '—'}</Cell>
                     <Cell textValue={state.label}>
                       <span className={`badge badge-${state.tone}`} title={state.description}>

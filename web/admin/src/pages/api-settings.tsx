@@ -5,7 +5,7 @@ import { Form } from 'react-aria-components';
 import { ApiFailure, api, messageOf } from '../api';
 import { PageHeader } from '../layout';
 import { useSignedIn } from '../session';
-import type { ApiToken, NewApiToken, Usage } from '../types';
+import type { ApiToken, NewApiToken } from '../types';
 import {
   AppDialog,
   Button,
@@ -28,7 +28,7 @@ import {
 } from '../ui';
 
 function UsagePanel() {
-  const usage = useLoad((signal) => api.get<Usage>('/usage', undefined, signal), []);
+  const usage = useLoad((signal) => api.get('/usage', { signal }), []);
   if (usage.error) return <ErrorMessage onRetry={() => void usage.reload()}>{usage.error}</ErrorMessage>;
   if (!usage.data) return <Loading label="Loading usage…" />;
   const u = usage.data;
@@ -100,7 +100,7 @@ function CreateToken({ onCreated }: { onCreated: () => void }) {
     setError(undefined);
     setGeneral(null);
     try {
-      setCreated(await api.post<NewApiToken>('/tokens', { name: name.trim() }));
+      setCreated(await api.post('/tokens', { name: name.trim() }));
       onCreated();
     } catch (e) {
       if (e instanceof ApiFailure && e.field === 'name') setError(e.message);
@@ -188,7 +188,7 @@ function RevokeToken({ token, onRevoked }: { token: ApiToken; onRevoked: () => v
         confirmLabel="Revoke token"
         danger
         onConfirm={async () => {
-          await api.delete(`/tokens/${encodeURIComponent(token.id)}`);
+          await api.delete('/tokens/{token_id}', { params: { token_id: token.id } });
           toast(`Token “${token.name}” revoked.`);
           onRevoked();
         }}
@@ -211,7 +211,7 @@ function RevokeToken({ token, onRevoked }: { token: ApiToken; onRevoked: () => v
 
 export function ApiSettingsPage() {
   const { isOwner } = useSignedIn();
-  const tokens = useLoad((signal) => api.get<{ data: ApiToken[] }>('/tokens', undefined, signal), []);
+  const tokens = useLoad((signal) => api.get('/tokens', { signal }), []);
   const reload = () => void tokens.reload();
 
   return (

@@ -2,11 +2,11 @@
 // last 24 hours, as numbers and a small hourly chart; the account's totals first.
 import { useEffect } from 'react';
 import { api } from '../api';
-import { shortTypeLabel } from '../channels/labels';
+import { typeLabelOf, useChannelTypes } from '../channels/channel-types';
 import { channelPath } from '../channels/paths';
 import { PageHeader } from '../layout';
 import { APP_BASE } from '../router';
-import type { HourCounts, Overview, OverviewChannel } from '../types';
+import type { HourCounts, OverviewChannel } from '../types';
 import { Button, ButtonLink, ErrorMessage, Link, Loading, formatTime, useLoad } from '../ui';
 import { HourlyChart } from './chart';
 
@@ -65,7 +65,8 @@ function Legend() {
 }
 
 export function OverviewPage() {
-  const overview = useLoad((signal) => api.get<Overview>('/overview', undefined, signal), []);
+  const overview = useLoad((signal) => api.get('/overview', { signal }), []);
+  const types = useChannelTypes();
   const data = overview.data;
   const { reload } = overview;
 
@@ -118,7 +119,7 @@ export function OverviewPage() {
                   <Link href={channelPath(channel.id)}>{channel.name}</Link>
                 </h3>
                 <p className="muted">
-                  {shortTypeLabel(channel.type)}
+                  {typeLabelOf(types, channel.type, true)}
                   {channel.mode && channel.mode !== 'production' ? ` · ${channel.mode}` : ''}
                 </p>
                 <Stats sent={channel.sent} received={channel.received} failed={channel.deliveries_failed} />

@@ -1,10 +1,9 @@
 // The one-time setup link (/admin/setup?token=...): the new user picks a password and is signed in.
 import { useState, type FormEvent } from 'react';
 import { Form } from 'react-aria-components';
-import { ApiFailure, request, messageOf } from '../api';
+import { ApiFailure, api, messageOf } from '../api';
 import { APP_BASE, useNavigate, useQuery } from '../router';
 import { useSession } from '../session';
-import type { SessionInfo } from '../types';
 import { Button, Link, TextField } from '../ui';
 import { MIN_PASSWORD } from './password-form';
 
@@ -29,7 +28,7 @@ export function SetupPage() {
     if (Object.keys(found).length > 0) return;
     setBusy(true);
     try {
-      const info = await request<SessionInfo>('/setup', { method: 'POST', body: { token, password }, expectUnauthorized: true });
+      const info = await api.post('/setup', { token, password }, { expectUnauthorized: true });
       signedIn(info);
       navigate(`${APP_BASE}/`, { replace: true });
     } catch (e) {

@@ -3,10 +3,10 @@
 // user of several accounts with the same password picks the account, then is signed in to it.
 import { useState, type FormEvent } from 'react';
 import { Form } from 'react-aria-components';
-import { ApiFailure, request, messageOf } from '../api';
+import { ApiFailure, api, messageOf } from '../api';
 import { APP_BASE, Redirect, useNavigate, useQuery } from '../router';
 import { useSession } from '../session';
-import type { Account, AccountChoice, SessionInfo } from '../types';
+import type { Account } from '../types';
 import { Button, Loading, TextField } from '../ui';
 
 /** Only a path inside the app is a place to go back to. */
@@ -54,7 +54,7 @@ export function SignInPage() {
     setBusy(true);
     try {
       const body = { email: email.trim(), password, ...(account ? { account_id: account.id } : {}) };
-      const info = await request<SessionInfo | AccountChoice>('/session', { method: 'POST', body, expectUnauthorized: true });
+      const info = await api.post('/session', body, { expectUnauthorized: true });
       if ('choose_account' in info) {
         setChoices(info.choose_account);
         setBusy(false);

@@ -64,7 +64,7 @@ function AddUser({ onAdded }: { onAdded: () => void }) {
     if (Object.keys(found).length > 0) return;
     setBusy(true);
     try {
-      const user = await api.post<User & { setup_link?: string }>('/users', { email: email.trim(), role, ...(password ? { password } : {}) });
+      const user = await api.post('/users', { email: email.trim(), role, ...(password ? { password } : {}) });
       onAdded();
       if (user.setup_link) setLink({ email: user.email, url: user.setup_link });
       else {
@@ -146,7 +146,7 @@ function RemoveUser({ user, onRemoved }: { user: User; onRemoved: () => void }) 
         confirmLabel="Remove user"
         danger
         onConfirm={async () => {
-          await api.delete(`/users/${encodeURIComponent(user.id)}`);
+          await api.delete('/users/{id}', { params: { id: user.id } });
           toast(`${user.email} removed.`);
           onRemoved();
         }}
@@ -159,7 +159,7 @@ function RemoveUser({ user, onRemoved }: { user: User; onRemoved: () => void }) 
 
 function UsersTable() {
   const { user: me } = useSignedIn();
-  const users = useLoad((signal) => api.get<{ data: User[] }>('/users', undefined, signal), []);
+  const users = useLoad((signal) => api.get('/users', { signal }), []);
   const reload = () => void users.reload();
   return (
     <>

@@ -4,13 +4,13 @@ import { messageOf } from '../../api';
 import { Button, SelectField, TextField } from '../../ui';
 import { channelApi } from '../channel-api';
 import { fieldsOf } from '../bits';
+import { useChannelType } from '../../channels/channel-types';
+import type { ChannelTypeInfo } from '../../types';
 import type { Channel, Contact, QuickReply } from '../types';
 
 const QR_MAX = 11;
 const QR_TITLE = 20;
 const QR_PAYLOAD = 1000;
-/** Types whose contacts are addressed by phone number in Send Message. */
-const BY_PHONE = new Set(['mobile', 'rbm', 'appmsg_business_messages']);
 
 interface DraftReply {
   key: number;
@@ -21,8 +21,10 @@ interface DraftReply {
 
 let nextKey = 0;
 
-function addressOf(channel: Channel, contact: Contact): Record<string, string> {
-  if (BY_PHONE.has(channel.type) && contact.phone_number) return { phone_number: contact.phone_number };
+/** The contact as Send Message names it on this channel's type (by phone number where the type takes no id). */
+function addressOf(info: ChannelTypeInfo | undefined, contact: Contact) {
+  if (info?.contact_address === 'phone_number' && contact.phone_number) return { phone_number: contact.phone_number };
+  if (info?.contact_address === 'email' && contact.email) return { email: contact.email };
   return { id: contact.id };
 }
 
@@ -33,6 +35,7 @@ export function Composer({ channel, contact, onSent }: { channel: Channel; conta
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [failure, setFailure] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const info = useChannelType(channel.type);
 
   const send = async () => {
     if (text.trim() === '') {
@@ -46,7 +49,7 @@ export function Composer({ channel, contact, onSent }: { channel: Channel; conta
     try {
       await channelApi.send({
         channel: { id: channel.id },
-        contact: addressOf(channel, contact) as { id: string },
+        contact: addressOf(info, contact),
         content: { type: 'text', payload: text, ...(quick.length > 0 ? { quick_replies: quick } : {}) },
       });
       setText('');

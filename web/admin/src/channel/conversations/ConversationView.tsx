@@ -109,7 +109,7 @@ function Marks({ message }: { message: Message }) {
       </span>
     );
   }
-  const pending = message.status === 'queued' || message.status === 'pending';
+  const pending = message.status === 'pending';
   return (
     <span className="ch-mark" data-mark={pending ? 'queued' : 'sent'}>
       <span aria-hidden="true">✓ </span>

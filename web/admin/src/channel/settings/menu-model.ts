@@ -36,7 +36,7 @@ function fromItem(item: MenuItem): EditItem {
 }
 
 export function menuFromApi(menu: SocialnetChatSettings['menu']): EditLocale[] {
-  return (menu ?? []).map((entry) => ({ key: newKey(), locale: entry.locale, items: entry.items.map(fromItem) }));
+  return (menu ?? []).map((entry) => ({ key: newKey(), locale: entry.locale, items: (entry.items as MenuItem[]).map(fromItem) }));
 }
 
 function toItem(item: EditItem): MenuItem {

@@ -4,6 +4,7 @@ import { messageOf } from '../../api';
 import type { ChannelPageProps } from '../../channels/channel-route';
 import { useNavigate } from '../../router';
 import { Button, CheckboxField, ErrorMessage, Loading, TextField, useLoad } from '../../ui';
+import { useChannelType } from '../../channels/channel-types';
 import { channelApi } from '../channel-api';
 import { fieldsOf } from '../bits';
 import { Composer } from '../conversations/Composer';
@@ -18,6 +19,7 @@ import { WebChatTrial } from './WebChatTrial';
  */
 export function TrialTab({ channel, query }: ChannelPageProps) {
   const status = useLoad(() => channelApi.trial(), []);
+  const info = useChannelType(channel.type);
   const selected = query.get('contact');
   const base = `/admin/channels/${encodeURIComponent(channel.id)}/trial`;
   const hrefOf = (id: string) => `${base}?contact=${encodeURIComponent(id)}`;
@@ -31,7 +33,7 @@ export function TrialTab({ channel, query }: ChannelPageProps) {
     />
   );
 
-  if (channel.type === 'service_chat') {
+  if (info?.web_chat) {
     return (
       <div className="ch-tab">
         <p className="ch-hint">Write in the chat as a visitor of your site would, and answer from the conversation below.</p>

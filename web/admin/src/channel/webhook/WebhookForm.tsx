@@ -6,7 +6,7 @@ import { channelApi } from '../channel-api';
 import { ConfirmButton, fieldsOf, type Notice } from '../bits';
 import type { Channel } from '../types';
 
-const verifies = (channel: Channel) => (channel.webhook ? channel.webhook.ssl_verification !== false && channel.webhook.ssl_verification !== 'false' : true);
+const verifies = (channel: Channel) => (channel.webhook ? channel.webhook.ssl_verification !== false : true);
 
 /** The webhook's URL and ssl_verification; the API's 422 is shown next to the field it names. */
 export function WebhookForm({ channel, onSaved, notify }: { channel: Channel; onSaved: () => Promise<void>; notify: (n: Notice) => void }) {
