@@ -17,6 +17,8 @@ const layer = (group, message) => ['error', { patterns: [{ group, message }] }];
  * instead of replacing it.
  */
 const DATABASE = ['pg', 'pg-*', 'pg/*', 'better-sqlite3', 'kysely', 'kysely/*', '**/store/postgres/**', '**/store/sqlite/**'];
+const CONNECTOR_LAYER = ['**/api/**', '**/domain/**', '**/store/**', '**/chat/**', '**/delivery/**'];
+const CONNECTOR_LAYER_MESSAGE = 'Connectors are stateless and know neither the store nor the domain.';
 const DATABASE_MESSAGE = 'Drivers and dialects live only in src/store: use the Store interface (store/store.ts).';
 
 export default tseslint.config(
@@ -86,10 +88,28 @@ export default tseslint.config(
   {
     files: ['src/connectors/**/*.ts'],
     rules: {
-      'no-restricted-imports': layer(
-        ['**/api/**', '**/domain/**', '**/store/**', '**/chat/**', '**/delivery/**'],
-        'Connectors are stateless and know neither the store nor the domain.',
-      ),
+      'no-restricted-imports': layer(CONNECTOR_LAYER, CONNECTOR_LAYER_MESSAGE),
+    },
+  },
+  {
+    // A connector's folder reaches another folder of src/connectors only by a relative path that
+    // names it (`../<other>/` or `.../connectors/<other>/`); contract/ is the shared one. The
+    // rule replaces the one above for these files, so it repeats the layer patterns.
+    files: ['src/connectors/*/**/*.ts'],
+    ignores: ['src/connectors/contract/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: CONNECTOR_LAYER, message: CONNECTOR_LAYER_MESSAGE },
+            {
+              regex: '^\\.\\./(?!contract/)[^./][^/]*/|(^|/)connectors/(?!contract/)[^/]+/',
+              message: 'Connectors never import each other: shared code lives in src/connectors/*.ts, src/connectors/contract/ or src/lib.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
