@@ -5,7 +5,7 @@ import { botmsgTrial } from './botmsg.js';
 import { mobileTrial } from './mobile.js';
 import { socialnetChatTrial } from './socialnet_chat.js';
 
-export type { TrialDriver, TrialInput, TrialOutcome, TrialUser } from './driver.js';
+export type { TrialDriver, TrialUser } from './driver.js';
 
 /** Where each platform's stand-in listens: the platform URLs the server is configured with. */
 export interface StandInUrls {

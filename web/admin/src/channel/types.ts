@@ -2,7 +2,7 @@
  * The shapes the channel tabs read from the API (the server's TypeBox schemas are the source; these
  * are the parts the app shows). Ids are decimal strings, times ISO 8601 strings.
  */
-export type { Channel, ChannelType, Webhook, Page } from '../types';
+export type { Channel } from '../types';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'dropped';
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed', 'dropped'];

@@ -13,8 +13,6 @@ import { ChannelDetails } from './details';
 import { shortTypeLabel } from './labels';
 import { channelPath } from './paths';
 
-export { channelPath } from './paths';
-
 function tabOf(route: ChannelRoute): string {
   if (route.tab) return route.tab;
   const parts = route.path.replace(/\/\*$/, '').split('/');
