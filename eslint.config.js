@@ -17,6 +17,8 @@ const layer = (group, message) => ['error', { patterns: [{ group, message }] }];
  * instead of replacing it.
  */
 const DATABASE = ['pg', 'pg-*', 'pg/*', 'better-sqlite3', 'kysely', 'kysely/*', '**/store/postgres/**', '**/store/sqlite/**'];
+const CONNECTOR_LAYER = ['**/api/**', '**/domain/**', '**/store/**', '**/chat/**', '**/delivery/**'];
+const CONNECTOR_LAYER_MESSAGE = 'Connectors are stateless and know neither the store nor the domain.';
 const DATABASE_MESSAGE = 'Drivers and dialects live only in src/store: use the Store interface (store/store.ts).';
 
 export default tseslint.config(
@@ -29,6 +31,21 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'off',
+    },
+  },
+  {
+    // Type-aware rules: a promise nobody awaits loses its error, and a switch over a union must name
+    // every member (or end in a default). Each TypeScript file is read with its own tsconfig.json.
+    files: ['**/*.ts', '**/*.tsx'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        // node:test runs the tests it is given and reports their failures; its promise is not the test's.
+        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite'] }] },
+      ],
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
     },
   },
   {
@@ -89,10 +106,28 @@ export default tseslint.config(
   {
     files: ['src/connectors/**/*.ts'],
     rules: {
-      'no-restricted-imports': layer(
-        ['**/api/**', '**/domain/**', '**/store/**', '**/chat/**', '**/delivery/**'],
-        'Connectors are stateless and know neither the store nor the domain.',
-      ),
+      'no-restricted-imports': layer(CONNECTOR_LAYER, CONNECTOR_LAYER_MESSAGE),
+    },
+  },
+  {
+    // A connector's folder reaches another folder of src/connectors only by a relative path that
+    // names it (`../<other>/` or `.../connectors/<other>/`); contract/ is the shared one. The
+    // rule replaces the one above for these files, so it repeats the layer patterns.
+    files: ['src/connectors/*/**/*.ts'],
+    ignores: ['src/connectors/contract/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: CONNECTOR_LAYER, message: CONNECTOR_LAYER_MESSAGE },
+            {
+              regex: '^\\.\\./(?!contract/)[^./][^/]*/|(^|/)connectors/(?!contract/)[^/]+/',
+              message: 'Connectors never import each other: shared code lives in src/connectors/*.ts, src/connectors/contract/ or src/lib.',
+            },
+          ],
+        },
+      ],
     },
   },
   {

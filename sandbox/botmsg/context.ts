@@ -76,5 +76,8 @@ export async function applyFault(ctx: BmContext, method: string): Promise<void> 
       throw new BotError(fault.status ?? 500, fault.message ?? 'Internal Server Error');
     case 'error':
       throw new BotError(fault.status ?? fault.code ?? 400, fault.message ?? 'Bad Request: injected error');
+    case 'slow_answer':
+      // This stand-in does not hold answers back: the fault is used up and the request answered at once.
+      return;
   }
 }

@@ -247,8 +247,6 @@ function parseMarkdown(input: string, v2: boolean): FormattedText {
   return { text: out, entities: entities.sort((a, b) => a.offset - b.offset) };
 }
 
-export const PARSE_MODES = ['MarkdownV2', 'HTML', 'Markdown'];
-
 /** Applies parse_mode (case-insensitive) or returns the text as is. */
 export function formatText(input: string, parseMode: string | undefined): FormattedText {
   if (parseMode === undefined || parseMode === '') return { text: input, entities: [] };

@@ -68,10 +68,6 @@ export function expressionCaptures(expression: string, recipient: string, header
   return null;
 }
 
-export function expressionMatches(expression: string, recipient: string, headers: Record<string, string>): boolean {
-  return /^catch_all\(\s*\)$/.test(expression.trim()) || expressionCaptures(expression, recipient, headers) !== null;
-}
-
 export interface MatchedRoute {
   route: MpRoute;
   captures: Captures;

@@ -31,5 +31,8 @@ export async function applyFault(ctx: RbContext, endpoint: string): Promise<void
       throw new RpcError(fault.status ?? 500, (fault.status ?? 500) === 503 ? 'UNAVAILABLE' : 'INTERNAL', fault.message ?? 'Internal error encountered.');
     case 'error':
       throw new RpcError(fault.status ?? fault.code ?? 400, 'FAILED_PRECONDITION', fault.message ?? 'Injected error.');
+    case 'slow_answer':
+      // This stand-in does not hold answers back: the fault is used up and the request answered at once.
+      return;
   }
 }

@@ -1,4 +1,4 @@
-import { randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -16,8 +16,4 @@ export function randomAlnum(length: number): string {
 
 export function randomHex(bytes: number): string {
   return randomBytes(bytes).toString('hex');
-}
-
-export function uuid(): string {
-  return randomUUID();
 }

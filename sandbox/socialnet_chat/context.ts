@@ -36,5 +36,8 @@ export async function applyFault(ctx: SnContext, endpoint: string): Promise<void
       throw transientError(fault.status ?? 500);
     case 'error':
       throw new ApiError(fault.code ?? 2, fault.message ?? `(#${fault.code ?? 2}) Injected error`, fault.subcode, 'OAuthException', fault.status ?? 400);
+    case 'slow_answer':
+      // This stand-in does not hold answers back: the fault is used up and the request answered at once.
+      return;
   }
 }

@@ -185,7 +185,3 @@ export function resetState(state: SocialnetChatState): void {
   state.webhooks.clear();
   state.media.clear();
 }
-
-export function usersOfPage(state: SocialnetChatState, pageId: string): SnUser[] {
-  return [...state.users.values()].filter((u) => u.pageId === pageId);
-}

@@ -1,14 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import type { ChannelViewSpec, ContactViewSpec, SendPolicies, SettingsSpec, UpdateRules } from './definition.js';
+import type { ContactViewSpec, SendPolicies, SettingsSpec, UpdateRules } from './definition.js';
 
 /** Pieces most definitions share. */
 export const Str = (max = 1000) => Type.String({ minLength: 1, maxLength: max });
 export const strict = { additionalProperties: false } as const;
-
-/** The type object shown as stored (configuration and credentials), under the input key. */
-export function ownObjectView(key: string): ChannelViewSpec['render'] {
-  return ({ own }) => ({ [key]: own });
-}
 
 /**
  * A channel's own sending rate, in the type object of asynchronous types (beyond the

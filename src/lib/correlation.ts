@@ -8,10 +8,7 @@
 /** The header a webhook call carries the id in (docs/webhooks.md). */
 export const CORRELATION_HEADER = 'X-Parley-Correlation-Id';
 
-/** Longest id taken from a caller: a UUID or a proxy's trace id fits; a log line stays small. */
-export const MAX_CORRELATION_ID_LENGTH = 64;
-
-/** Letters, digits and `-_.:`: nothing a log reader or a header could misread. */
+/** Letters, digits and `-_.:`, at most 64 (a UUID or a proxy's trace id fits; a log line stays small): nothing a log reader or a header could misread. */
 const WELL_FORMED = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** The caller's id when it is well-formed; anything else (too long, other characters, repeated) is ignored. */

@@ -65,10 +65,6 @@ export function isGsm7(text: string): boolean {
   return gsm7Septets(text) >= 0;
 }
 
-export function smsEncoding(text: string): SmsEncoding {
-  return isGsm7(text) ? 'gsm7' : 'ucs2';
-}
-
 /** Units of the character starting at `i`: its septets, or 2 for a surrogate pair in UCS-2. */
 function unitsAt(text: string, i: number, encoding: SmsEncoding): number {
   const code = text.charCodeAt(i);

@@ -107,10 +107,6 @@ export function toDetails(errors: Iterable<ValueError>, prefix = ''): ErrorDetai
   return details;
 }
 
-export function isValid<T extends TSchema>(schema: T, value: unknown): value is Static<T> {
-  return checkerFor(schema).Check(value);
-}
-
 /** Checks a value against a schema and throws a 422 with field paths when it does not match. */
 export function assertValid<T extends TSchema>(schema: T, value: unknown, prefix = ''): Static<T> {
   const check = checkerFor(schema);

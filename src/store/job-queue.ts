@@ -11,8 +11,6 @@
  * work done is found by `endable` and told to its kind before `end` ends it (job-sweep.ts).
  */
 
-export type JobStatus = 'pending' | 'running' | 'done' | 'failed' | 'expired';
-
 export interface NewJob {
   id: number;
   accountId: number;

@@ -2,7 +2,7 @@ import type { ChannelType } from '../schemas/channel-types.js';
 import type { TrialDriver } from './driver.js';
 import { TYPE_MODULES } from '../channel-types/modules.js';
 
-export type { TrialDriver, TrialInput, TrialOutcome, TrialUser } from './driver.js';
+export type { TrialDriver, TrialUser } from './driver.js';
 
 /**
  * The types a stand-in can act as an end user for, with their drivers: each type whose module has

@@ -113,6 +113,9 @@ export function renderContent(content: ChatContent, actions: RenderActions): { n
       if (cards.length > 1) list.tabIndex = 0;
       return { node: list, media: true, wide: true };
     }
+    case 'receipt':
+      // The widget draws no receipt: it shows the note below.
+      break;
   }
   return { node: el('div', { class: 'bubble' }, 'This message cannot be shown here.'), media: false, wide: false };
 }

@@ -20,5 +20,3 @@ export const appmsgSettings = settingsFragment(
     signatureHeaderName: v.APPMSG_SIGNATURE_HEADER ?? 'X-Appmsg-Content-Signature',
   }),
 );
-
-export type AppmsgSettings = ReturnType<typeof appmsgSettings.parse>;

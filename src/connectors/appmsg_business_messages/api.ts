@@ -1,5 +1,6 @@
 import type { PlatformFailure, PlatformResult } from '../connector.js';
-import { httpCall, jsonOf, retryAfterMs } from '../http.js';
+import { httpCall, jsonOf } from '../http.js';
+import { httpFailure } from '../http-failure.js';
 
 /**
  * The partner API's one call, `POST {apiUrl}/{segment}/1/send_message`: no token (the partner's
@@ -84,22 +85,8 @@ export class PartnerApi {
     );
     if (!answered.ok) return answered;
     const answer = answered.value;
-    if (answer.status === 429) {
-      const after = retryAfterMs(answer.headers.get('retry-after'), Date.now());
-      return {
-        ok: false,
-        retryable: true,
-        code: 'rate_limited',
-        message: 'The platform asked to slow down (HTTP 429).',
-        ...(after === undefined ? {} : { retryAfterMs: after }),
-      };
-    }
-    if (answer.status >= 500 || answer.status === 408) {
-      return { ok: false, retryable: true, code: String(answer.status), message: `The platform answered HTTP ${answer.status}.` };
-    }
-    if (answer.status !== 200) {
-      return { ok: false, retryable: false, code: String(answer.status), message: `The platform answered HTTP ${answer.status}.` };
-    }
+    // A refusal is an HTTP 200 with its status in the body; any other answer is read as for every platform.
+    if (answer.status !== 200) return httpFailure(answer, Date.now());
     const json = jsonOf(answer) as Json | undefined;
     const status = typeof json?.status === 'number' ? json.status : null;
     if (status === null) return { ok: false, retryable: true, code: 'bad_answer', message: 'The platform answered without a status.' };

@@ -31,5 +31,3 @@ export const appmsgBusinessSettings = settingsFragment(
     sharedSenderId: v.APPMSG_BUSINESS_SHARED_SENDER_ID ?? null,
   }),
 );
-
-export type AppmsgBusinessSettings = ReturnType<typeof appmsgBusinessSettings.parse>;

@@ -73,8 +73,7 @@ export const TYPES = {
 /** Types the platform bills as promotions: sent with `label: promotion` (else status 18, or billed wrong). */
 export const PROMOTIONAL_TYPES: ReadonlySet<number> = new Set([TYPES.image, TYPES.imageTextButton, TYPES.textButton, TYPES.video, TYPES.carousel]);
 
-/** Largest video the platform takes, and its longest duration (s). */
+/** Largest video the platform takes. */
 export const VIDEO_MAX_BYTES = 200 * 1024 * 1024;
-export const VIDEO_MAX_DURATION_S = 600;
 /** Longest file name the platform shows. */
 export const FILE_NAME_MAX = 25;

@@ -16,5 +16,3 @@ export const botmsgSettings = settingsFragment(
     secretHeaderName: v.BOTMSG_SECRET_HEADER ?? 'X-Botmsg-Bot-Api-Secret-Token',
   }),
 );
-
-export type BotmsgSettings = ReturnType<typeof botmsgSettings.parse>;

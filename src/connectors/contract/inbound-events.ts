@@ -162,8 +162,6 @@ export type InboundEvent =
   /** The user asked not to get messages any more (a STOP reply, an unsubscribe, a block). */
   | (InboundBase & Keyed & { kind: 'opt_out'; reason: OptOutReason; platformCode?: string });
 
-export type InboundEventKind = InboundEvent['kind'];
-
 /**
  * A body bound to a signature that does not cover it (inbound mail signs a timestamp and a nonce
  * only): the service keeps the first body's digest under `key` until `expiresAt` (ms) in the store,

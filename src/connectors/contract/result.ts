@@ -17,12 +17,3 @@ export type PlatformFailure = {
 };
 
 export type PlatformResult<T> = { ok: true; value: T } | PlatformFailure;
-
-export function succeeded<T>(value: T): { ok: true; value: T } {
-  return { ok: true, value };
-}
-
-/** A refusal that trying again will not change (bad content, unknown user). */
-export function refused(code: string, message: string): PlatformFailure {
-  return { ok: false, retryable: false, code, message };
-}

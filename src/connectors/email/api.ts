@@ -1,5 +1,6 @@
 import type { PlatformFailure, PlatformResult } from '../connector.js';
 import { reportPlatformCall } from '../http.js';
+import { httpFailure } from '../http-failure.js';
 
 /**
  * The provider's `/v3` API: HTTP Basic auth (user `api`, the private API key), form bodies
@@ -38,11 +39,8 @@ function failureOf(status: number, text: string, retryAfter: string | null, now:
     // The plain text answer is the message.
   }
   if (message === '') message = `The provider answered HTTP ${status}.`;
-  if (status === 429) {
-    const after = retryAfterOf(message, retryAfter, now);
-    return { ok: false, retryable: true, code: 'rate_limited', message, ...(after === undefined ? {} : { retryAfterMs: after }) };
-  }
-  return { ok: false, retryable: status >= 500 || status === 408, code: String(status), message };
+  const after = status === 429 ? retryAfterOf(message, retryAfter, now) : undefined;
+  return httpFailure({ status }, now, { message, ...(after === undefined ? {} : { retryAfterMs: after }) });
 }
 
 export class MailApi {

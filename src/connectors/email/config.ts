@@ -31,5 +31,3 @@ export const mailproviderSettings = settingsFragment(
     };
   },
 );
-
-export type MailproviderSettings = ReturnType<typeof mailproviderSettings.parse>;

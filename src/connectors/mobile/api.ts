@@ -1,5 +1,6 @@
 import type { PlatformFailure, PlatformResult } from '../connector.js';
 import { httpCall, jsonOf, retryAfterMs, type HttpAnswer } from '../http.js';
+import { httpFailure } from '../http-failure.js';
 
 /**
  * The provider's REST API: `Authorization: AccessKey <key>`, JSON bodies, errors as
@@ -47,16 +48,12 @@ export function providerFailure(answer: HttpAnswer, now: number): PlatformFailur
   const described = errors.map((e) => e.description).filter((d) => d !== '');
   const message = described.length > 0 ? described.join('; ') : `The provider answered HTTP ${status}.`;
   const codes = errors.map((e) => e.code);
-  if (status === 429) {
-    const after = retryAfterMs(answer.headers.get('retry-after'), now);
-    return { ok: false, retryable: true, code: 'rate_limited', message, ...(after === undefined ? {} : { retryAfterMs: after }) };
-  }
-  if (status >= 500 || status === 408) return { ok: false, retryable: true, code: String(codes[0] ?? status), message };
-  if (status === 401 || codes.includes(SP_CODES.notAllowed)) return { ok: false, retryable: false, code: String(SP_CODES.notAllowed), message };
-  if (codes.includes(SP_CODES.notEnoughBalance)) return { ok: false, retryable: true, code: String(SP_CODES.notEnoughBalance), message };
-  if (errors.some((e) => e.code === SP_CODES.missingParams && e.parameter === 'recipients'))
-    return { ok: false, retryable: false, code: 'no_recipient', message };
-  return { ok: false, retryable: false, code: String(codes[0] ?? status), message };
+  const failure = httpFailure(answer, now, { code: codes[0], message });
+  if (failure.retryable) return failure;
+  if (status === 401 || codes.includes(SP_CODES.notAllowed)) return { ...failure, code: String(SP_CODES.notAllowed) };
+  if (codes.includes(SP_CODES.notEnoughBalance)) return { ...failure, retryable: true, code: String(SP_CODES.notEnoughBalance) };
+  if (errors.some((e) => e.code === SP_CODES.missingParams && e.parameter === 'recipients')) return { ...failure, code: 'no_recipient' };
+  return failure;
 }
 
 export class SmsApi {

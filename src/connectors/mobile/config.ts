@@ -20,5 +20,3 @@ export const smsproviderSettings = settingsFragment(
     jwtIssuer: v.SMSPROVIDER_JWT_ISSUER ?? DEFAULT_JWT_ISSUER,
   }),
 );
-
-export type SmsproviderSettings = ReturnType<typeof smsproviderSettings.parse>;

@@ -1,5 +1,6 @@
 import type { ChannelContext, PlatformFailure, PlatformResult } from '../connector.js';
-import { httpCall, jsonOf, retryAfterMs, type HttpAnswer } from '../http.js';
+import { httpCall, jsonOf, type HttpAnswer } from '../http.js';
+import { httpFailure } from '../http-failure.js';
 import type { TokenSource } from './auth.js';
 import { regionalUrl, type RbmOptions } from './options.js';
 
@@ -18,12 +19,7 @@ export function platformFailure(answer: HttpAnswer, now: number): PlatformFailur
   const status = answer.status;
   const reason = typeof error.message === 'string' && error.message !== '' ? error.message : `HTTP ${status}`;
   const message = typeof error.status === 'string' ? `${error.status}: ${reason}` : reason;
-  if (status === 429) {
-    const after = retryAfterMs(answer.headers.get('retry-after'), now);
-    return { ok: false, retryable: true, code: 'rate_limited', message, ...(after === undefined ? {} : { retryAfterMs: after }) };
-  }
-  if (status >= 500 || status === 408) return { ok: false, retryable: true, code: String(status), message };
-  return { ok: false, retryable: false, code: String(status), message };
+  return httpFailure(answer, now, { message });
 }
 
 /** The platform's status name of a failure (`ALREADY_EXISTS`, `FAILED_PRECONDITION`), from its message. */

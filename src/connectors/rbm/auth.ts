@@ -1,6 +1,7 @@
 import { createPrivateKey, createSign, type KeyObject } from 'node:crypto';
 import { CredentialCache, credentialKey, type IssuedCredential, type PlatformFailure, type PlatformResult } from '../connector.js';
 import { httpCall, jsonOf } from '../http.js';
+import { retryableStatus } from '../http-failure.js';
 
 /**
  * OAuth 2.0 for service accounts: an RS256 JWT assertion signed with the key's private key
@@ -98,6 +99,5 @@ function tokenFailure(status: number, json: Record<string, unknown>): PlatformFa
   const code = typeof json.error === 'string' ? json.error : String(status);
   const detail = typeof json.error_description === 'string' ? json.error_description : `HTTP ${status}`;
   const message = `The token endpoint refused the service account key (${code}: ${detail}).`;
-  if (status >= 500 || status === 429 || status === 408) return { ok: false, retryable: true, code, message };
-  return { ok: false, retryable: false, code, message };
+  return { ok: false, retryable: retryableStatus(status), code, message };
 }

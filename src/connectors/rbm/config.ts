@@ -30,5 +30,3 @@ export const rbmSettings = settingsFragment(
     };
   },
 );
-
-export type RbmSettings = ReturnType<typeof rbmSettings.parse>;

@@ -30,5 +30,3 @@ export const socialnetChatSettings = settingsFragment(
     subscribeApp: (v.SOCIALNET_SUBSCRIBE_APP ?? 'true') === 'true',
   }),
 );
-
-export type SocialnetChatSettings = ReturnType<typeof socialnetChatSettings.parse>;

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { PlatformFailure, PlatformResult } from '../connector.js';
 import { httpCall, jsonOf } from '../http.js';
+import { httpFailure } from '../http-failure.js';
 import type { SocialnetChatOptions } from './options.js';
 
 /**
@@ -21,7 +22,7 @@ const TRANSIENT_CODES = new Set([1, 2]);
 export function platformFailure(status: number, body: unknown): PlatformFailure {
   const error = (body as { error?: Json } | undefined)?.error;
   if (!error || typeof error !== 'object') {
-    return { ok: false, retryable: status >= 500 || status === 429, code: `http_${status}`, message: `The platform answered HTTP ${status}.` };
+    return httpFailure({ status }, 0, { code: `http_${status}`, message: `The platform answered HTTP ${status}.` });
   }
   const code = typeof error.code === 'number' ? error.code : Number(error.code);
   const subcode = typeof error.error_subcode === 'number' ? error.error_subcode : undefined;

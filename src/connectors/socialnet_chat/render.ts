@@ -15,9 +15,6 @@ import type { PlatformResult, Recipient } from '../connector.js';
  */
 type Json = Record<string, unknown>;
 
-/** The tags the platform accepts today. */
-export const CURRENT_TAGS = ['confirmed_event_update', 'post_purchase_update', 'account_update', 'human_agent'] as const;
-
 /**
  * Retired tags that the specification still names, sent as the current tag that covers the same
  * use. `non_promotional_subscription` (set automatically on a send by phone number before the

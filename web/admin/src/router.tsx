@@ -74,11 +74,6 @@ export function findRoute<T extends { path: string }>(entries: readonly T[], pat
   return null;
 }
 
-/** A path with its :params filled in, e.g. pathTo('/admin/channels/:id', { id: '7' }). */
-export function pathTo(pattern: string, params: Record<string, string | number>): string {
-  return pattern.replace(/:([A-Za-z_]+)/g, (_, name: string) => encodeURIComponent(String(params[name] ?? '')));
-}
-
 export function Router({ children }: { children: ReactNode }) {
   const [location, setLocation] = useState<Location>(current);
 

@@ -11,8 +11,6 @@ import { SignInPage } from './pages/sign-in';
 import { UsersPage } from './pages/users';
 import { APP_BASE, type RouteEntry } from './router';
 
-export { channelRoutes } from './channel/routes';
-
 export const routes: RouteEntry[] = [
   { path: `${APP_BASE}/sign-in`, title: 'Sign in', Component: SignInPage, public: true },
   { path: `${APP_BASE}/setup`, title: 'Set your password', Component: SetupPage, public: true },

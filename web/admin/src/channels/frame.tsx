@@ -12,8 +12,6 @@ import { ChannelDetails } from './details';
 import { typeLabelOf, useChannelTypes } from './channel-types';
 import { channelPath } from './paths';
 
-export { channelPath } from './paths';
-
 function tabOf(route: ChannelRoute): string {
   if (route.tab) return route.tab;
   const parts = route.path.replace(/\/\*$/, '').split('/');

@@ -1,8 +1,8 @@
 export { Button, ButtonLink, Link, type Variant } from './button';
-export { TextField, SelectField, CheckboxField, type SelectOption } from './field';
+export { TextField, SelectField, CheckboxField } from './field';
 export { Table, TableHeader, Column, TableBody, Row, Cell } from './table';
 export { AppDialog, ConfirmDialog } from './dialog';
 export { CopyButton } from './copy-button';
 export { toast, Toasts } from './toast';
-export { Loading, ErrorMessage, Notice, useLoad, type Loaded } from './status';
+export { Loading, ErrorMessage, Notice, useLoad } from './status';
 export { formatTime, formatRelative } from './format';
