@@ -22,8 +22,5 @@ export type FieldInfo = ChannelTypeInfo['fields'][number];
 export type PlatformStateInfo = NonNullable<ChannelTypeInfo['platform_state']>;
 
 export type Channel = Schemas['Channel'];
-export type ChannelType = Channel['type'];
-export type Webhook = Schemas['Webhook'];
 export type CreateChannelBody = BodyOf<'/v1/channels', 'post'>;
 export type UpdateChannelBody = BodyOf<'/v1/channels/{channel_id}', 'patch'>;
-export type { Page } from './api';

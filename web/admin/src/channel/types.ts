@@ -5,12 +5,11 @@
 import type { AnswerOf } from '../api';
 import type { components } from '../api-schema';
 
-export type { Channel, ChannelType, Webhook, Page } from '../types';
+export type { Channel } from '../types';
 
 type Schemas = components['schemas'];
 
 export type Delivery = Schemas['Delivery'];
-export type DeliveryAttempt = Schemas['DeliveryAttempt'];
 export type DeliveryStatus = Delivery['status'];
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed', 'dropped'];
 
@@ -18,7 +17,6 @@ export type Contact = Schemas['Contact'];
 export type Message = AnswerOf<'/v1/messages/{message_id}', 'get'>;
 export type Content = Schemas['Content'];
 export type QuickReply = Schemas['QuickReply'];
-export type CardButton = Schemas['Button'];
 export type Card = Schemas['Card'];
 
 export type ServiceChatSettings = Schemas['ServiceChatSettings'];

@@ -7,7 +7,6 @@ export type NlpView = AnswerOf<'/v1/channels/{channel_id}/nlp', 'get'>;
 export type NlpKind = NlpView['kind'];
 export type NlpTraining = NonNullable<NlpView['training']>;
 export type TrainingStatus = NlpTraining['status'];
-export type TrainingIntent = NonNullable<NlpView['intents']>[number];
 export type TrainingEntity = NonNullable<NlpView['entities']>[number];
 export type NlpStats = NlpView['stats'];
 
