@@ -18,7 +18,8 @@ export const channelApi = {
   settings: <T extends ServiceChatSettings | SocialnetChatSettings>(id: string) => api.get<T>(`${v1(id)}/settings`),
   updateSettings: <T extends ServiceChatSettings | SocialnetChatSettings>(id: string, patch: Partial<T>) => api.patch<T>(`${v1(id)}/settings`, patch),
 
-  contacts: (id: string, query: { max: number; offset: number }, signal?: AbortSignal) => api.page<Contact>(`${v1(id)}/contacts`, query, signal),
+  contacts: (id: string, query: { max: number; offset: number; order?: 'newest' | 'last_activity'; q?: string }, signal?: AbortSignal) =>
+    api.page<Contact>(`${v1(id)}/contacts`, query, signal),
   contact: (id: string, contactId: string) => api.get<Contact>(`${v1(id)}/contacts/${encodeURIComponent(contactId)}`),
   messages: (id: string, contactId: string, query: { max: number; offset?: number }, signal?: AbortSignal) =>
     api.page<Message>(`${v1(id)}/contacts/${encodeURIComponent(contactId)}/messages`, query, signal),
