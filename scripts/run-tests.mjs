@@ -41,6 +41,7 @@ function find(dir) {
 // The files that take longest (they start processes or a browser) go first: two at a time,
 // a long file started last would leave one core idle while it finishes alone.
 const SLOW_FIRST = [
+  'test/scale-out/scale-out.test.ts',
   'test/ninth-type.test.ts',
   'test/cli.test.ts',
   'test/delivery/crash.test.ts',

@@ -61,6 +61,8 @@ export interface ContactsTable {
   profile: string;
   created_at: number;
   updated_at: number;
+  /** When the contact's newest message was stored, 0 before its first (migration 018: a trigger on messages keeps it); optional: writers leave it out. */
+  last_activity_at?: number;
 }
 
 export interface MessagesTable {

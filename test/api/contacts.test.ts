@@ -58,6 +58,114 @@ for (const { dialect, skip } of await dialects()) {
       assert.equal(empty.headers.get('x-total-count'), '0');
     });
 
+    /** A stored message of the contact at a chosen time (the trigger of migration 018 reads created_at). */
+    async function insertMessage(channel: string, contact: string, createdAt: number): Promise<void> {
+      await s.runtime.store.messages.insert({
+        id: s.runtime.ids.nextNumber(),
+        account_id: s.accountId,
+        channel_id: Number(channel),
+        contact_id: Number(contact),
+        direction: 'received',
+        content: JSON.stringify(TEXT),
+        metadata: null,
+        status: 'received',
+        external_id: null,
+        error: null,
+        idempotency_key: null,
+        request_hash: null,
+        sent_at: createdAt,
+        delivered_at: null,
+        read_at: null,
+        created_at: createdAt,
+      });
+    }
+
+    const idsOf = (body: Array<{ id: string }>) => body.map((c) => c.id);
+
+    test('List Contacts order=last_activity: newest message first, ties to the newer contact, contacts without messages last', async () => {
+      const channel = await createChannel(s.api, 'service_chat');
+      const [a, b, c, d] = [await insertContact(channel), await insertContact(channel), await insertContact(channel), await insertContact(channel)];
+      await insertMessage(channel, a!, 300);
+      await insertMessage(channel, b!, 100);
+      await insertMessage(channel, c!, 300);
+      const list = async (query = '') => {
+        const res = await s.api.get(`/v1/channels/${channel}/contacts?order=last_activity${query}`);
+        assert.equal(res.status, 200, res.text);
+        return { ids: idsOf(res.body), total: res.headers.get('x-total-count') };
+      };
+      assert.deepEqual(await list(), { ids: [c, a, b, d], total: '4' });
+      // An older message does not move a contact back; a newer one moves it to the top.
+      await insertMessage(channel, c!, 50);
+      await insertMessage(channel, b!, 200);
+      assert.deepEqual((await list()).ids, [c, a, b, d]);
+      await insertMessage(channel, b!, 400);
+      assert.deepEqual((await list()).ids, [b, c, a, d]);
+      assert.deepEqual(await list('&max=2&offset=1'), { ids: [c, a], total: '4' });
+      assert.deepEqual(await list('&offset=4'), { ids: [], total: '4' });
+      // The specification's order is unchanged by activity: newest contact first.
+      const plain = await s.api.get(`/v1/channels/${channel}/contacts`);
+      assert.deepEqual(idsOf(plain.body), [d, c, b, a]);
+      assert.deepEqual(idsOf((await s.api.get(`/v1/channels/${channel}/contacts?order=newest`)).body), [d, c, b, a]);
+      assert.equal((await s.api.get(`/v1/channels/${channel}/contacts?order=oldest`)).status, 422);
+    });
+
+    test('order=last_activity follows Send Message, also for concurrent sends to the same contacts', async () => {
+      const channel = await createChannel(s.api, 'mobile', 'test');
+      const numbers = ['+420601200000', '+420601200001', '+420601200002', '+420601200003'];
+      const results = await Promise.all(Array.from({ length: 40 }, (_, i) => send(s.api, channel, { phone_number: numbers[(i * 7) % 4]! }, TEXT)));
+      for (const r of results) assert.equal(r.status, 201, r.text);
+      const rows = await s.runtime.store.db.selectFrom('contacts').select(['id', 'last_activity_at']).where('channel_id', '=', Number(channel)).execute();
+      assert.equal(rows.length, 4);
+      for (const row of rows) {
+        const newest = await s.runtime.store.db
+          .selectFrom('messages')
+          .select((eb) => eb.fn.max('created_at').as('at'))
+          .where('contact_id', '=', row.id)
+          .executeTakeFirstOrThrow();
+        assert.equal(Number(row.last_activity_at), Number(newest.at));
+      }
+      const first = results[0]!.body.contact.id as string;
+      await new Promise((r) => setTimeout(r, 5));
+      assert.equal((await send(s.api, channel, { phone_number: numbers[0]! }, TEXT)).status, 201);
+      assert.equal((await s.api.get(`/v1/channels/${channel}/contacts?order=last_activity&max=1`)).body[0].id, first);
+    });
+
+    test('List Contacts q: name, phone number, e-mail or user reference contains it, any case; wildcards are plain text', async () => {
+      const channel = await createChannel(s.api, 'service_chat');
+      const eva = await insertContact(channel, { name: 'Eva Nováková', phone_number: '+420601300001' });
+      const petr = await insertContact(channel, { name: 'Petr', email: 'petr.svoboda@example.com' });
+      const ref = await insertContact(channel, { user_ref: 'Ref_50%' });
+      const none = await insertContact(channel);
+      await insertMessage(channel, petr, 10);
+      const search = async (q: string, extra = '') => {
+        const res = await s.api.get(`/v1/channels/${channel}/contacts?q=${encodeURIComponent(q)}${extra}`);
+        assert.equal(res.status, 200, res.text);
+        return { ids: idsOf(res.body), total: res.headers.get('x-total-count') };
+      };
+      assert.deepEqual(await search('eva'), { ids: [eva], total: '1' });
+      assert.deepEqual(await search('EVA NOV'), { ids: [eva], total: '1' });
+      assert.deepEqual(await search('601300'), { ids: [eva], total: '1' });
+      assert.deepEqual(await search('SVOBODA@'), { ids: [petr], total: '1' });
+      assert.deepEqual(await search('ref_50%'), { ids: [ref], total: '1' });
+      assert.deepEqual(await search('e'), { ids: [ref, petr, eva], total: '3' });
+      assert.deepEqual(await search('e', '&order=last_activity'), { ids: [petr, ref, eva], total: '3' });
+      assert.deepEqual(await search('e', '&max=1&offset=1'), { ids: [petr], total: '3' });
+      // % and _ match only themselves: a search for them is not "everything".
+      assert.deepEqual(await search('%'), { ids: [ref], total: '1' });
+      assert.deepEqual(await search('_'), { ids: [ref], total: '1' });
+      assert.deepEqual(await search('nobody'), { ids: [], total: '0' });
+      // A contact named by its id (no name or address) is found by it; a part of an id is not a match.
+      assert.deepEqual(await search(none), { ids: [none], total: '1' });
+      assert.deepEqual(await search(none.slice(0, -1) + '#'), { ids: [], total: '0' });
+      // Blank is no search: the whole list.
+      assert.deepEqual(await search('  '), { ids: [none, ref, petr, eva], total: '4' });
+      assert.equal((await s.api.get(`/v1/channels/${channel}/contacts?q=${'x'.repeat(101)}`)).status, 422);
+      // Another channel's contacts are never found.
+      const other = await createChannel(s.api, 'service_chat');
+      await insertContact(other, { name: 'Eva' });
+      assert.deepEqual(await search('eva'), { ids: [eva], total: '1' });
+    });
+
     test('fields per channel type and the default names', async () => {
       const mobile = await createChannel(s.api, 'mobile', 'test');
       const m = await send(s.api, mobile, { phone_number: '+420601123456' }, TEXT);

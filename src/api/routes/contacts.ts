@@ -6,6 +6,26 @@ import { accountOf } from '../context.js';
 import { pageOf, pathId, sendList } from '../list-params.js';
 import type { RoutePlugin } from '../route-group.js';
 
+/** The specification's list parameters and two of the service's own (ContactPage). */
+const ListContactsQuery = Type.Object(
+  {
+    ...ListQuery.properties,
+    order: Type.Optional(
+      Type.Union([Type.Literal('newest'), Type.Literal('last_activity')], {
+        default: 'newest',
+        description: 'newest: newest contact first (the default). last_activity: the contact with the newest message first.',
+      }),
+    ),
+    q: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description: 'Only contacts whose name, phone number, e-mail address or user reference contains this text, in any case, or whose id it is.',
+      }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
 const ContactParams = Type.Object({ channel_id: Type.String(), contact_id: Type.String() });
 
 export const contactRoutes: RoutePlugin<{ contacts: ContactService }> = async (app, deps) => {
@@ -17,16 +37,21 @@ export const contactRoutes: RoutePlugin<{ contacts: ContactService }> = async (a
       schema: {
         tags: ['Contacts'],
         operationId: 'listContacts',
-        summary: 'List Contacts (newest first)',
+        summary: 'List Contacts (newest first; by last activity or searched on request)',
+        description:
+          "Beyond the specification: `order=last_activity` lists the contacts whose newest message is newest first (contacts without messages last), and `q` keeps those whose name, phone number, e-mail address or user reference contains it, in any case, or whose id it is. Without them the list is the specification's.",
         params: Type.Object({ channel_id: Type.String() }),
-        querystring: ListQuery,
+        querystring: ListContactsQuery,
         'x-response': { 200: Type.Array(ContactResponse) },
       },
     },
     async (request, reply) => {
       const { channel_id } = request.params;
       const { max, offset } = pageOf(request.query);
-      const { contacts: list, total } = await contacts.list(accountOf(request).id, pathId(channel_id, 'Channel'), max, offset);
+      const { order = 'newest', q } = request.query;
+      const search = q?.trim();
+      const page = { limit: max, offset, order, search: search ? search : undefined };
+      const { contacts: list, total } = await contacts.list(accountOf(request).id, pathId(channel_id, 'Channel'), page);
       return sendList(reply, list, total);
     },
   );

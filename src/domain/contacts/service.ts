@@ -1,5 +1,5 @@
 import type { Store } from '../../store/store.js';
-import type { ContactKey, ContactRow } from '../../store/repos/contacts.js';
+import type { ContactKey, ContactPage, ContactRow } from '../../store/repos/contacts.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import type { Clock } from '../../lib/clock.js';
 import { ApiError } from '../../lib/errors.js';
@@ -60,10 +60,10 @@ export class ContactService {
     deps.channels.onForget.add((channelId) => this.cache.forgetChannel(channelId));
   }
 
-  /** Newest first. */
-  async list(accountId: number, channelId: number, max: number, offset: number): Promise<{ contacts: ContactView[]; total: number }> {
+  /** Newest first, unless the page asks for the most recently active first or a search (ContactPage). */
+  async list(accountId: number, channelId: number, page: ContactPage): Promise<{ contacts: ContactView[]; total: number }> {
     const channel = await this.deps.channels.get(accountId, channelId);
-    const { rows, total } = await this.deps.store.contacts.list(accountId, channelId, max, offset);
+    const { rows, total } = await this.deps.store.contacts.list(accountId, channelId, page);
     return { contacts: rows.map((r) => contactView(r, channel.type)), total };
   }
 

@@ -16,6 +16,7 @@ import { adminUserEmailPerAccount } from './014_admin_user_email_per_account.js'
 import { inboundSignatureBindings } from './015_inbound_signature_bindings.js';
 import { serviceMeta } from './016_service_meta.js';
 import { correlationIds } from './017_correlation_ids.js';
+import { contactsByActivity } from './018_contacts_by_activity.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -39,6 +40,7 @@ export const MIGRATIONS: Migration[] = [
   inboundSignatureBindings,
   serviceMeta,
   correlationIds,
+  contactsByActivity,
 ];
 
 export const migrationProvider: MigrationProvider = {

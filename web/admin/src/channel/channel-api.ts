@@ -20,7 +20,7 @@ export const channelApi = {
   updateSettings: <T extends ServiceChatSettings | SocialnetChatSettings>(id: string, patch: Partial<T>) =>
     api.patch('/v1/channels/{channel_id}/settings', patch as BodyOf<'/v1/channels/{channel_id}/settings', 'patch'>, channel(id)) as Promise<T>,
 
-  contacts: (id: string, query: { max: number; offset: number }, signal?: AbortSignal) =>
+  contacts: (id: string, query: { max: number; offset: number; order?: 'newest' | 'last_activity'; q?: string }, signal?: AbortSignal) =>
     api.page('/v1/channels/{channel_id}/contacts', { ...channel(id), query, signal }),
   contact: (id: string, contactId: string) => api.get('/v1/channels/{channel_id}/contacts/{contact_id}', { params: { channel_id: id, contact_id: contactId } }),
   messages: (id: string, contactId: string, query: { max: number; offset?: number }, signal?: AbortSignal) =>

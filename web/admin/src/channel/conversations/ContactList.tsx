@@ -9,26 +9,7 @@ export interface ContactRow {
   lastText: string;
 }
 
-export function matches(row: ContactRow, query: string): boolean {
-  const q = query.trim().toLowerCase();
-  if (q === '') return true;
-  const c = row.contact;
-  return [c.name, c.phone_number, c.email, c.user_ref, c.id].some((v) => typeof v === 'string' && v.toLowerCase().includes(q));
-}
-
-/** Newest activity first; contacts whose activity is unknown keep the API's order (newest first). */
-export function byActivity(rows: ContactRow[]): ContactRow[] {
-  return rows
-    .map((row, i) => ({ row, i }))
-    .sort((a, b) => {
-      const ta = a.row.lastAt ? Date.parse(a.row.lastAt) : -Infinity;
-      const tb = b.row.lastAt ? Date.parse(b.row.lastAt) : -Infinity;
-      return tb === ta ? a.i - b.i : tb - ta;
-    })
-    .map((x) => x.row);
-}
-
-/** The contacts of the channel: a search box and a list of links to each conversation. */
+/** The contacts of the channel as the server found and ordered them: a search box and a list of links to each conversation. */
 export function ContactList(props: {
   rows: ContactRow[];
   query: string;
@@ -37,7 +18,7 @@ export function ContactList(props: {
   hrefOf: (contactId: string) => string;
   total: number;
 }) {
-  const shown = byActivity(props.rows.filter((r) => matches(r, props.query)));
+  const shown = props.rows;
   return (
     <nav className="ch-contacts" aria-label="Contacts">
       <SearchField className="field" value={props.query} onChange={props.onQuery}>
@@ -46,11 +27,11 @@ export function ContactList(props: {
       </SearchField>
       {props.total > props.rows.length && (
         <p className="ch-muted">
-          Searching the {props.rows.length} newest of {props.total} contacts.
+          The {props.rows.length} most recently active of {props.total} contacts{props.query.trim() === '' ? '' : ' found'}.
         </p>
       )}
       {shown.length === 0 ? (
-        <p className="ch-muted">{props.rows.length === 0 ? 'No contacts yet: they appear with their first message.' : 'No contact matches.'}</p>
+        <p className="ch-muted">{props.query.trim() === '' ? 'No contacts yet: they appear with their first message.' : 'No contact matches.'}</p>
       ) : (
         <ul className="ch-contact-list">
           {shown.map((r) => (

@@ -10,7 +10,7 @@ import { ConversationView } from './ConversationView';
 import { summary } from './summary';
 
 const CONTACTS = 100;
-/** Contacts whose newest message is read to order the list by activity. */
+/** Contacts whose newest message is read to show by each (the server orders the list by activity). */
 const WITH_ACTIVITY = 30;
 
 /**
@@ -52,20 +52,23 @@ export function Conversations(props: {
   const loadContacts = useCallback(
     async (signal: AbortSignal) => {
       try {
-        const page = await channelApi.contacts(channelId, { max: CONTACTS, offset: 0 }, signal);
+        // The server orders by last activity and searches every contact of the channel.
+        const q = search.trim();
+        const page = await channelApi.contacts(channelId, { max: CONTACTS, offset: 0, order: 'last_activity', q }, signal);
         setTotal(page.total);
         const list = page.items.slice();
-        // A contact opened by its link that is older than the list still gets its conversation.
+        // A contact opened by its link that is older than the list still gets its conversation
+        // (not while searching: the list then holds only what matches).
         const wanted = selected.current;
-        if (wanted !== null && !list.some((c) => c.id === wanted)) {
+        if (wanted !== null && q === '' && !list.some((c) => c.id === wanted)) {
           try {
             list.push(await channelApi.contact(channelId, wanted));
           } catch {
             // Gone or never here: the conversation view says so.
           }
         }
-        // Each contact's newest message once (the most recent ones only: the API lists contacts
-        // newest first, not by activity); the open conversation keeps its own up to date.
+        // Each contact's newest message once (the most recently active ones only); the open
+        // conversation keeps its own up to date.
         for (const contact of list.slice(0, WITH_ACTIVITY).concat(list.filter((c) => c.id === wanted))) {
           if (signal.aborted) return;
           if (known.current.has(contact.id)) continue;
@@ -83,11 +86,11 @@ export function Conversations(props: {
         if (!signal.aborted) setError(messageOf(e));
       }
     },
-    [channelId],
+    [channelId, search],
   );
   // A contact picked (or made by the local trial) that the list does not hold yet reloads it.
   const missing = props.selected !== null && !rows.some((r) => r.contact.id === props.selected) ? props.selected : '';
-  usePoll(loadContacts, props.contactsEveryMs ?? 10_000, { key: `${channelId}/${version}/${missing}` });
+  usePoll(loadContacts, props.contactsEveryMs ?? 10_000, { key: `${channelId}/${version}/${missing}/${search.trim()}` });
 
   const onLatest = useCallback(
     (m: Message | undefined) => {
