@@ -1,6 +1,10 @@
+import { ReceiverLimit, type AnswerSignal } from './receiver-limit.js';
+
 /**
  * The webhook calls of one worker, shared fairly. At most `total` calls in flight, `perEndpoint`
- * to one receiver (a URL origin: scheme, host and port) and `perAccount` for one account. A
+ * to one receiver (a URL origin: scheme, host and port) and `perAccount` for one account. Within
+ * `perEndpoint`, each receiver's calls at once follow what its answers show (receiver-limit.ts):
+ * a slow or failing receiver gets fewer calls and holds fewer rows, a healthy one up to the cap. A
  * worker also holds claimed rows waiting for a slot: up to two batches per endpoint (it claims
  * the next batch when one is left, so a fast receiver keeps its slots busy while the next claim
  * is on its way), and an account at most its share of all it may hold.
@@ -33,8 +37,12 @@ export interface Ticket<D> {
   account: number;
 }
 
+/** Receivers whose learned limit is kept; beyond that the least recently added is forgotten. */
+const REMEMBERED_RECEIVERS = 10_000;
+
 export class EndpointSlots<D> {
   private readonly lanes = new Map<string, Lane<D>>();
+  private readonly limits = new Map<string, ReceiverLimit>();
   private readonly byEndpoint = new Map<string, Counts>();
   private readonly byAccount = new Map<number, Account>();
   /** Accounts with waiting deliveries, in turn order. */
@@ -70,9 +78,42 @@ export class EndpointSlots<D> {
     }
   }
 
-  /** The most rows one endpoint may hold, running and waiting. */
+  /** The most rows one endpoint may hold, running and waiting, at the cap. */
   get holdPerEndpoint(): number {
     return this.perEndpoint + 2 * this.batch;
+  }
+
+  /** The learned limit of a receiver (made on first use). */
+  private limitOf(endpoint: string): ReceiverLimit {
+    let limit = this.limits.get(endpoint);
+    if (!limit) {
+      limit = new ReceiverLimit(this.perEndpoint);
+      this.limits.set(endpoint, limit);
+      if (this.limits.size > REMEMBERED_RECEIVERS) this.limits.delete(this.limits.keys().next().value!);
+    }
+    return limit;
+  }
+
+  /** Calls `endpoint` may have at once now. */
+  limit(endpoint: string): number {
+    return this.limitOf(endpoint).current;
+  }
+
+  /**
+   * The rows one batch of `endpoint` brings and the most it may hold, scaled to its current limit:
+   * a receiver cut to fewer calls holds fewer rows, so none waits past its lease behind slow calls.
+   */
+  private holdOf(endpoint: string): { hold: number; batch: number } {
+    const limit = this.limit(endpoint);
+    if (limit >= this.perEndpoint) return { hold: this.holdPerEndpoint, batch: this.batch };
+    const batch = Math.max(1, Math.ceil((this.batch * limit) / this.perEndpoint));
+    return { hold: limit + 2 * batch, batch };
+  }
+
+  /** What a call to `endpoint` ended with (before `finish`): feeds its learned limit. */
+  observe(ticket: Ticket<D>, now: number, latencyMs: number, signal: AnswerSignal): void {
+    const active = this.byEndpoint.get(ticket.endpoint)?.active ?? 1;
+    this.limitOf(ticket.endpoint).observe(now, latencyMs, signal, active);
   }
 
   /** How many more rows the worker may claim. */
@@ -90,7 +131,8 @@ export class EndpointSlots<D> {
 
   /** Whether an endpoint can take another full batch without going over what it may hold. */
   canTakeBatch(endpoint: string): boolean {
-    return this.held(endpoint) <= this.holdPerEndpoint - this.batch;
+    const { hold, batch } = this.holdOf(endpoint);
+    return this.held(endpoint) <= hold - batch;
   }
 
   /** Whether an account can take another full batch without going over its share. */
@@ -115,7 +157,7 @@ export class EndpointSlots<D> {
   add(endpoint: string, account: number, lane: string, delivery: D): boolean {
     let e = this.byEndpoint.get(endpoint);
     let a = this.byAccount.get(account);
-    if ((e && e.held >= this.holdPerEndpoint) || (a && a.held >= this.holdPerAccount)) return false;
+    if ((e && e.held >= this.holdOf(endpoint).hold) || (a && a.held >= this.holdPerAccount)) return false;
     if (!e) {
       e = { active: 0, held: 0 };
       this.byEndpoint.set(endpoint, e);
@@ -147,7 +189,7 @@ export class EndpointSlots<D> {
       for (const key of a.ready) {
         const lane = this.lanes.get(key);
         const e = lane && this.byEndpoint.get(lane.endpoint);
-        if (!lane || !e || e.active >= this.perEndpoint) continue;
+        if (!lane || !e || e.active >= this.limit(lane.endpoint)) continue;
         const delivery = lane.waiting.shift() as D;
         a.ready.delete(key);
         if (lane.waiting.length > 0)

@@ -4,6 +4,7 @@ import { timeOfId } from '../lib/ids.js';
 import type { ClaimedDelivery, DeliveryOutcome, DeliveryQueue } from '../store/delivery-queue.js';
 import type { Admission, Lease, TaskContext, TaskKind, TaskSource } from '../queue/task.js';
 import { EndpointSlots, type Ticket } from './endpoint-slots.js';
+import { answerSignal } from './receiver-limit.js';
 import type { SendInput, SendResult } from './http-sender.js';
 import { isSuccess, nextStep, type NextStep } from './retry-schedule.js';
 import { webhookHeaders } from './signing.js';
@@ -330,6 +331,7 @@ export class WebhookDeliveries
       await this.o.queue.release([row.id], leaseId).catch(() => undefined);
       return;
     }
+    this.slots.observe(ticket, performance.now(), result.durationMs, answerSignal(result.statusCode));
     const now = this.o.clock.now();
     const step = nextStep(row.attempts, result.statusCode, now, this.o.retryScheduleSeconds, {
       retryAfterMs: result.retryAfterMs,

@@ -117,3 +117,40 @@ for (const { dialect, skip } of await dialects()) {
     });
   });
 }
+
+for (const { dialect, skip } of await dialects()) {
+  describe(`A receiver's calls at once follow its answers (${dialect})`, { skip }, () => {
+    let s: TestServer;
+    let receiver: Receiver;
+    before(async () => {
+      receiver = await Receiver.start();
+      s = await startTestServer(dialect, { workers: true, env: { WORKER_POLL_MS: '20', WEBHOOK_CONCURRENCY: '32', WEBHOOK_ENDPOINT_CONCURRENCY: '8' } });
+    });
+    after(async () => {
+      await receiver?.close();
+      await s?.close();
+    });
+
+    test('a healthy receiver gets up to the cap; once it answers 503 it gets one or two calls at once', async () => {
+      const openAtCall: number[] = [];
+      receiver.answer = () => {
+        openAtCall.push(receiver.open);
+        return { status: openAtCall.length <= 80 ? 200 : 503, delayMs: 30 };
+      };
+      const created = await channelWithWebhook(s, receiver.url('/hook'));
+      // A backlog written at once, so that the receiver always has work waiting.
+      const { services, store } = s.runtime;
+      const channel = await services.channels.get(s.accountId, Number(created.id));
+      await store.transaction(async (tx) => {
+        for (let i = 0; i < 200; i++)
+          await services.outbox.append(tx, { type: 'message_echo', channel, contactId: null, data: { channel: { id: channel.id }, i } });
+      });
+      services.outbox.wake();
+      await receiver.waitForCount(200, 30_000);
+      const healthy = Math.max(...openAtCall.slice(0, 80));
+      const failing = Math.max(...openAtCall.slice(120, 200));
+      assert.equal(healthy, 8, `the cap while it answers well (saw ${healthy})`);
+      assert.ok(failing <= 2, `at most two calls at once while it fails (saw ${failing})`);
+    });
+  });
+}
