@@ -21,4 +21,4 @@ export const appmsgSettings = settingsFragment(
   }),
 );
 
-export type AppmsgSettings = ReturnType<typeof appmsgSettings.parse>;
+export type AppmsgEnvSettings = ReturnType<typeof appmsgSettings.parse>;

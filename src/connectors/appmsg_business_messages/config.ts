@@ -32,4 +32,4 @@ export const appmsgBusinessSettings = settingsFragment(
   }),
 );
 
-export type AppmsgBusinessSettings = ReturnType<typeof appmsgBusinessSettings.parse>;
+export type AppmsgBusinessEnvSettings = ReturnType<typeof appmsgBusinessSettings.parse>;

@@ -17,4 +17,4 @@ export const botmsgSettings = settingsFragment(
   }),
 );
 
-export type BotmsgSettings = ReturnType<typeof botmsgSettings.parse>;
+export type BotmsgEnvSettings = ReturnType<typeof botmsgSettings.parse>;

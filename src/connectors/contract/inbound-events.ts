@@ -92,8 +92,8 @@ interface Keyed {
   eventKey?: string;
 }
 
-export const DELIVERY_STATUSES = ['sent', 'delivered', 'failed', 'expired'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+export const REPORTED_STATUSES = ['sent', 'delivered', 'failed', 'expired'] as const;
+export type ReportedStatus = (typeof REPORTED_STATUSES)[number];
 
 /**
  * One message's status as the platform reports it (SMS status reports, mail events, business
@@ -108,7 +108,7 @@ export interface StatusReport {
    * `reference`): a report that comes before the send's result was recorded still finds its message.
    */
   messageReference?: string;
-  status: DeliveryStatus;
+  status: ReportedStatus;
   /** True for `delivered`, `expired` and permanent failures; false for `sent` (buffered, accepted) and temporary failures. */
   final: boolean;
   /** The platform's own code of the status (an error code, a delivery-status code), kept as text. */

@@ -32,4 +32,4 @@ export const mailproviderSettings = settingsFragment(
   },
 );
 
-export type MailproviderSettings = ReturnType<typeof mailproviderSettings.parse>;
+export type MailproviderEnvSettings = ReturnType<typeof mailproviderSettings.parse>;

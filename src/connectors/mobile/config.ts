@@ -21,4 +21,4 @@ export const smsproviderSettings = settingsFragment(
   }),
 );
 
-export type SmsproviderSettings = ReturnType<typeof smsproviderSettings.parse>;
+export type SmsproviderEnvSettings = ReturnType<typeof smsproviderSettings.parse>;

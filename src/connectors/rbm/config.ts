@@ -31,4 +31,4 @@ export const rbmSettings = settingsFragment(
   },
 );
 
-export type RbmSettings = ReturnType<typeof rbmSettings.parse>;
+export type RbmEnvSettings = ReturnType<typeof rbmSettings.parse>;

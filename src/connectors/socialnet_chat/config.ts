@@ -31,4 +31,4 @@ export const socialnetChatSettings = settingsFragment(
   }),
 );
 
-export type SocialnetChatSettings = ReturnType<typeof socialnetChatSettings.parse>;
+export type SocialnetChatEnvSettings = ReturnType<typeof socialnetChatSettings.parse>;

@@ -53,7 +53,7 @@ export class NotificationService {
     // platform is the service itself (local delivery) pushes after the marks committed, so a
     // browser told of them finds them.
     const sender = connectors.role(channel.type, 'notifications');
-    const local = connectors.role(channel.type, 'localDelivery');
+    const local = connectors.role(channel.type, 'localPush');
     if (!sender && !local) {
       throw ApiError.of('platform_error', `Notifications cannot be sent to ${channel.type} channels: this server has no platform connection for them yet.`);
     }
@@ -81,7 +81,7 @@ export class NotificationService {
       if (!result.ok) throw ApiError.of('platform_error', `The platform refused the notification: ${result.message}`);
     }
     if (type === 'messages_read') await store.transaction((tx) => tx.chat.markRead(accountId, contact.id, 'received', now, now));
-    local?.deliverNotification(context, String(contact.id), notification);
+    local?.pushNotification(context, String(contact.id), notification);
 
     const response: NotificationResponse = { channel: { id: channel.id, type: channel.type }, contact: { id: String(contact.id) }, type };
     if (type === 'custom') response.payload = body.payload;
