@@ -180,7 +180,7 @@ export class InboundService {
     trace: InboundTrace,
   ): Promise<InboundAnswer> {
     const id = parseId(rawChannelId);
-    const row = id === null ? undefined : await this.deps.store.channels.getAnyAccount(id);
+    const row = id === null ? undefined : await this.deps.store.channels.findAnyAccount(id);
     if (!row) throw channelNotFound();
     const channel = decodeChannel(row, this.deps.box);
     const inbound = this.deps.connectors.role(channel.type, 'channelInbound');
@@ -202,7 +202,7 @@ export class InboundService {
    */
   async streamedFormOf(rawChannelId: string, endpoint: string, method: string): Promise<{ maxBytes: number } | null> {
     const id = parseId(rawChannelId);
-    const row = id === null ? undefined : await this.deps.store.channels.getAnyAccount(id);
+    const row = id === null ? undefined : await this.deps.store.channels.findAnyAccount(id);
     if (!row || !isChannelType(row.type)) return null;
     const inbound = this.deps.connectors.role(row.type, 'channelInbound');
     const declared = inbound?.endpoints.find((e) => e.name === endpoint && (e.methods as readonly string[]).includes(method));

@@ -31,7 +31,7 @@ export async function applyStatusReport(
   const message =
     (await store.conversation.findByExternalId(channel.accountId, channelId, 'sent', report.messageExternalId)) ??
     (await byReference(ctx, channel, report.messageReference));
-  const contact = message ? await store.contacts.get(channel.accountId, channelId, message.contact_id) : undefined;
+  const contact = message ? await store.contacts.find(channel.accountId, channelId, message.contact_id) : undefined;
   if (!message || !contact) {
     ctx.deps.logger?.info(
       { channel: channel.id, message: report.messageExternalId, status: report.status },

@@ -108,7 +108,7 @@ export class MessageService {
   }
 
   async get(accountId: number, id: number): Promise<MessageWithStatusView> {
-    const row = await this.deps.store.messages.get(accountId, id);
+    const row = await this.deps.store.messages.find(accountId, id);
     if (!row) throw ApiError.notFound('Message');
     return messageWithStatusView(row);
   }
@@ -122,7 +122,7 @@ export class MessageService {
     offset: number,
   ): Promise<{ messages: MessageWithStatusView[]; total: number }> {
     await this.deps.channels.get(accountId, channelId);
-    const contact = await this.deps.store.contacts.get(accountId, channelId, contactId);
+    const contact = await this.deps.store.contacts.find(accountId, channelId, contactId);
     if (!contact) throw ApiError.notFound('Contact');
     const { rows, total } = await this.deps.store.messages.listForContact(accountId, channelId, contactId, max, offset);
     return { messages: rows.map(messageWithStatusView), total };

@@ -26,7 +26,7 @@ export class NotificationService {
 
   private async channelOf(accountId: number, raw: string): Promise<Channel> {
     const id = parseId(raw);
-    const row = id === null ? undefined : await this.deps.store.channels.get(accountId, id);
+    const row = id === null ? undefined : await this.deps.store.channels.find(accountId, id);
     if (!row) throw ApiError.invalid('channel.id', raw, `Channel '${raw}' does not exist.`);
     return decodeChannel(row, this.deps.box);
   }
@@ -46,7 +46,7 @@ export class NotificationService {
       throw ApiError.invalid('payload', body.payload, `Property 'payload' is supported with type 'custom' only.`);
     }
     const contactId = parseId(body.contact.id);
-    const contact = contactId === null ? undefined : await store.contacts.get(accountId, Number(channel.id), contactId);
+    const contact = contactId === null ? undefined : await store.contacts.find(accountId, Number(channel.id), contactId);
     if (!contact) throw ApiError.invalid('contact.id', body.contact.id, `Contact '${body.contact.id}' does not exist in channel '${channel.id}'.`);
 
     // A platform is told first, and the read marks are stored only once it accepted; a type whose
