@@ -85,7 +85,7 @@ interface InboundBase {
 
 /**
  * The platform's identity of an event that stores no message (its id, else fields of the signed
- * payload that name it, the same on every delivery of the event): the service reports an event
+ * payload that name it, the same on every call that reports the event): the service reports an event
  * with a key once per channel. Without a key a repeated call is reported again.
  */
 interface Keyed {
