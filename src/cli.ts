@@ -178,7 +178,7 @@ export async function runCli(argv: string[]): Promise<number> {
       if (sub === 'delete') {
         const id = accountIdOf(values.account);
         return withAccounts(config, async (accounts) => {
-          const account = await accounts.getAccount(id);
+          const account = await accounts.findAccount(id);
           if (!account) throw new Refusal(`no account ${id}`);
           if (!values.yes) {
             // Irreversible and wide: without --yes only say what would go.
@@ -206,7 +206,7 @@ export async function runCli(argv: string[]): Promise<number> {
       if (sub === 'create' || sub === 'list') {
         const accountId = accountIdOf(values.account);
         return withAccounts(config, async (accounts) => {
-          if (!(await accounts.getAccount(accountId))) throw new Refusal(`no account ${accountId}`);
+          if (!(await accounts.findAccount(accountId))) throw new Refusal(`no account ${accountId}`);
           if (sub === 'list') {
             print(await accounts.listTokens(accountId));
           } else {
@@ -241,7 +241,7 @@ export async function runCli(argv: string[]): Promise<number> {
         if (!isRole(values.role)) throw new UsageError(`--role must be one of: ${ROLES.join(', ')}`);
         const role = values.role;
         const made = await withUsers(config, async (users, accounts) => {
-          if (!(await accounts.getAccount(accountId))) throw new Refusal(`no account ${accountId}`);
+          if (!(await accounts.findAccount(accountId))) throw new Refusal(`no account ${accountId}`);
           return users.createUser({ accountId, email: values.email as string, role, password: values.password });
         });
         print({ ...userJson(made.user), account_id: String(accountId), ...(made.setupLink ? { setup_link: made.setupLink } : {}) });
@@ -250,7 +250,7 @@ export async function runCli(argv: string[]): Promise<number> {
       if (sub === 'list') {
         const accountId = accountIdOf(values.account);
         const list = await withUsers(config, async (users, accounts) => {
-          if (!(await accounts.getAccount(accountId))) throw new Refusal(`no account ${accountId}`);
+          if (!(await accounts.findAccount(accountId))) throw new Refusal(`no account ${accountId}`);
           return users.listUsers(accountId);
         });
         print(list.map(userJson));
@@ -259,7 +259,7 @@ export async function runCli(argv: string[]): Promise<number> {
       if (sub === 'remove') {
         const id = userIdOf(values.id);
         await withUsers(config, async (users) => {
-          const user = await users.getUser(id);
+          const user = await users.findUser(id);
           if (!user) throw new Refusal(`no user ${id}`);
           await users.removeUser(user.accountId, id, null);
         });
@@ -269,7 +269,7 @@ export async function runCli(argv: string[]): Promise<number> {
       if (sub === 'reset-password') {
         const id = userIdOf(values.id);
         const link = await withUsers(config, async (users) => {
-          if (!(await users.getUser(id))) throw new Refusal(`no user ${id}`);
+          if (!(await users.findUser(id))) throw new Refusal(`no user ${id}`);
           return users.resetPassword(id);
         });
         print({ id: String(id), setup_link: link });

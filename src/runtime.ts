@@ -37,7 +37,7 @@ import { DeliveryWorker, type WorkerStats } from './delivery/worker.js';
 import { QueueRunner, type RunnerStats } from './queue/runner.js';
 import { JobKinds, JobsTask } from './queue/jobs-task.js';
 import { sendJobKind } from './domain/sending/send-job.js';
-import { deliveryDeadlineJob } from './domain/sending/delivery-deadline.js';
+import { timeToLiveJob } from './domain/sending/time-to-live.js';
 import { PlatformStateService } from './domain/platform-state/service.js';
 import { ChannelStateBus } from './connectors/channel-state-reports.js';
 import { platformStateJob } from './domain/platform-state/job.js';
@@ -326,7 +326,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const notifications = new NotificationService({ store, clock, box, connectors });
   messages.onStored.add(({ channel }) => metrics.messageAccepted(channel.type, channel.mode));
   messages.onStored.add(({ channel, contactId, message }) => {
-    connectors.role(channel.type, 'localDelivery')?.deliverMessage(channelContextOf(channel), contactId, message);
+    connectors.role(channel.type, 'localPush')?.pushMessage(channelContextOf(channel), contactId, message);
   });
 
   // Channel states the platform moves (the rbm agent) and the testers of such channels.
@@ -442,7 +442,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     }),
   );
   jobKinds.register(platformStateJob(platformState));
-  jobKinds.register(deliveryDeadlineJob({ store, outbox, channels: channelCache }));
+  jobKinds.register(timeToLiveJob({ store, outbox, channels: channelCache }));
   // Trainings run apart from the send jobs: their own few slots, one account's one at a time, so
   // a long training never holds a send's room.
   const trainingKinds = new JobKinds();

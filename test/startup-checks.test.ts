@@ -32,7 +32,7 @@ function occupy(port: number): Promise<Server> {
 async function serviceMeta(url: string, name: string): Promise<string | null> {
   const store = await openStore(url);
   try {
-    return await store.serviceMeta.get(name);
+    return await store.serviceMeta.find(name);
   } finally {
     await store.close();
   }

@@ -114,7 +114,7 @@ export class StoredFiles {
 
   async find(id: string): Promise<FileRow | undefined> {
     if (!ID_FORMAT.test(id)) return undefined;
-    return this.deps.store.files.getPublic(id);
+    return this.deps.store.files.findPublic(id);
   }
 
   open(row: FileRow) {

@@ -31,7 +31,7 @@ function refusal(config: Config): ConfigError {
  * that was written first, and the other is refused.
  */
 export async function checkEncryptionKey(store: Store, box: SecretBox, config: Config): Promise<{ record(now: number): Promise<void> }> {
-  const stored = await store.serviceMeta.get(KEY_CHECK);
+  const stored = await store.serviceMeta.find(KEY_CHECK);
   if (stored !== null) {
     if (!readable(box, stored, CHECK_TEXT)) throw refusal(config);
     return { record: () => Promise.resolve() };

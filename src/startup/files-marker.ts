@@ -38,7 +38,7 @@ function refusal(config: Config, id: string): ConfigError {
  * first; the other removes its own marker and is checked against that one.
  */
 export async function checkFilesDir(store: Store, config: Config): Promise<{ record(now: number): Promise<void> }> {
-  const id = await store.serviceMeta.get(FILES_MARKER);
+  const id = await store.serviceMeta.find(FILES_MARKER);
   if (id !== null) {
     if (!(await hasMarker(config.filesDir, id))) throw refusal(config, id);
     return { record: () => Promise.resolve() };

@@ -96,7 +96,7 @@ for (const { dialect, skip, test } of await dialects()) {
       // Another account's channel and messages.
       const otherAccount = await s.newAccount();
       const foreign = await channel(otherAccount.accountId, 'Not ours');
-      const foreignRow = await s.runtime.store.channels.getAnyAccount(foreign);
+      const foreignRow = await s.runtime.store.channels.findAnyAccount(foreign);
       await message(foreignRow!.account_id, foreign, 'sent', now);
 
       // Two deliveries of b end failed: one an hour ago, one now; a pending one is not counted.

@@ -61,7 +61,7 @@ for (const { dialect, skip, test } of await dialects()) {
     /** A user whose password is their own (no change required), signed in. */
     const signedIn = async (email: string, role: 'owner' | 'member' = 'owner', accountId = server.accountId) => {
       const user = await addUser(email, role, accountId);
-      const row = await server.runtime.store.adminUsers.get(user.id);
+      const row = await server.runtime.store.adminUsers.find(user.id);
       await server.runtime.store.adminUsers.setPassword(user.id, row!.password_hash, false);
       const client = browser();
       const res = await client.signIn(email, PASSWORD);

@@ -314,7 +314,7 @@ for (const { dialect, skip } of await dialects()) {
 
     test('platform credentials and webhook secrets are encrypted at rest', async () => {
       const res = await s.api.post('/v1/channels', { ...BODIES.mobile, webhook: { url: 'https://example.com/h' } });
-      const row = await s.runtime.store.channels.get(s.accountId, Number(res.body.id));
+      const row = await s.runtime.store.channels.find(s.accountId, Number(res.body.id));
       const raw = JSON.stringify(row);
       assert.ok(!raw.includes('sms-token'));
       assert.ok(!raw.includes('sms-signing'));

@@ -129,7 +129,7 @@ for (const { dialect, skip } of await dialects()) {
       const other = await openStore(db.url);
       try {
         const id = (u.insert.messages![0] as { id: number }).id;
-        assert.equal((await other.messages.get(1, id))?.id, id);
+        assert.equal((await other.messages.find(1, id))?.id, id);
       } finally {
         await other.close();
       }

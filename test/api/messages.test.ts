@@ -281,7 +281,7 @@ for (const { dialect, skip } of await dialects()) {
         const channel = await createChannel(s.api, type, 'test');
         const res = await send(s.api, channel, { phone_number: '+420601123456' }, TEXT);
         assert.equal(res.status, 201, `${type}: ${res.text}`);
-        const row = await s.runtime.store.messages.get(s.accountId, Number(res.body.id));
+        const row = await s.runtime.store.messages.find(s.accountId, Number(res.body.id));
         assert.equal(row?.status, 'sent');
         assert.equal(await count(s, 'events', { channel_id: Number(channel), type: 'message_echo' }), 1);
         assert.equal(await count(s, 'jobs', { channel_id: Number(channel) }), 0);
@@ -297,7 +297,7 @@ for (const { dialect, skip } of await dialects()) {
         const channel = await createChannel(s.api, type);
         const res = await send(s.api, channel, contact, TEXT);
         assert.equal(res.status, 201, `${type}: ${res.text}`);
-        const row = await s.runtime.store.messages.get(s.accountId, Number(res.body.id));
+        const row = await s.runtime.store.messages.find(s.accountId, Number(res.body.id));
         assert.equal(row?.status, 'queued');
         const all = await s.runtime.store.db.selectFrom('jobs').selectAll().where('channel_id', '=', Number(channel)).execute();
         // A type whose messages have a time to live also gets the check of its deadline.
@@ -322,7 +322,7 @@ for (const { dialect, skip } of await dialects()) {
       assert.equal(stored[0]!.channel.type, 'service_chat');
       assert.equal(stored[0]!.contactId, contact);
       assert.deepEqual(stored[0]!.message, res.body);
-      assert.equal((await s.runtime.store.messages.get(s.accountId, Number(res.body.id)))?.status, 'sent');
+      assert.equal((await s.runtime.store.messages.find(s.accountId, Number(res.body.id)))?.status, 'sent');
     });
 
     test('a synchronous type without a connector answers 502 and keeps nothing', async () => {
@@ -358,7 +358,7 @@ for (const { dialect, skip } of await dialects()) {
       // Before the user opted in, a send by phone number goes out with the subscription tag.
       assert.deepEqual(calls[0]!.message.metadata, { ref: 'x', tag: 'non_promotional_subscription' });
       assert.deepEqual(res.body.metadata, { ref: 'x' });
-      const row = await s.runtime.store.messages.get(s.accountId, Number(res.body.id));
+      const row = await s.runtime.store.messages.find(s.accountId, Number(res.body.id));
       assert.equal(row?.status, 'sent');
       assert.match(row!.external_id!, /^mid\./);
       const contact = await s.api.get(`/v1/channels/${page}/contacts/${res.body.contact.id}`);

@@ -98,7 +98,7 @@ for (const { dialect, skip } of await dialects()) {
       const sent = await c.request('message_client', { content: { type: 'image', payload: { url: named.url } } });
       assert.equal(sent.direction, 'sent', JSON.stringify(sent));
       const idOf = (url: string) => url.split('/files/')[1]!.split('/')[0]!;
-      const row = await s.runtime.store.files.getPublic(idOf(unnamed.url));
+      const row = await s.runtime.store.files.findPublic(idOf(unnamed.url));
       assert.ok(row);
       const path = join(s.runtime.config.filesDir, row.storage_key);
       assert.ok(existsSync(path));
@@ -109,7 +109,7 @@ for (const { dialect, skip } of await dialects()) {
       clock.advance(1);
       assert.ok((await s.runtime.sweepUploads()) >= 1);
       assert.equal((await fetch(unnamed.url)).status, 404);
-      assert.equal(await s.runtime.store.files.getPublic(idOf(unnamed.url)), undefined);
+      assert.equal(await s.runtime.store.files.findPublic(idOf(unnamed.url)), undefined);
       assert.equal(existsSync(path), false, 'the bytes are gone');
       assert.equal((await fetch(named.url)).status, 200, 'the upload a message names stays');
 

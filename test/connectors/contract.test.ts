@@ -47,7 +47,7 @@ function builtConnectors(push: WebChatPush = { message() {}, notification() {} }
 
 test('the registry answers which roles a type plays, and nothing for a role it does not play', () => {
   const registry = builtConnectors();
-  assert.deepEqual(registry.rolesOf('service_chat'), ['sender', 'localDelivery']);
+  assert.deepEqual(registry.rolesOf('service_chat'), ['sender', 'localPush']);
   assert.deepEqual(registry.rolesOf('botmsg'), ['sender', 'notifications', 'channelInbound', 'media', 'verifier']);
   assert.deepEqual(registry.rolesOf('socialnet_chat'), [
     'sender',
@@ -85,7 +85,7 @@ test("each built connector plays the roles its type's definition relies on", () 
     }
     if (definition.capabilities.delivery === 'sync') assert.ok(registry.role(type, 'sender'), `${type}: a synchronous type sends`);
     if (definition.capabilities.notifications.length > 0) {
-      assert.ok(registry.role(type, 'notifications') ?? registry.role(type, 'localDelivery'), `${type}: notifications reach someone`);
+      assert.ok(registry.role(type, 'notifications') ?? registry.role(type, 'localPush'), `${type}: notifications reach someone`);
     }
     if (definition.settings.appliedOnPlatform) assert.ok(registry.role(type, 'settings'), `${type}: settings act on the platform`);
   }
@@ -184,7 +184,7 @@ test('service_chat: notifications in the web chat protocol, pushed through the p
     push: { message: (id, m) => pushed.push([id, m.id]), notification: (id, n) => pushed.push([id, n]) },
   });
   const channel = { id: '1', type: 'service_chat' as const, mode: 'production' as const, config: {}, secrets: {} };
-  connector.roles.localDelivery.deliverNotification(channel, '7', { type: 'typing_off', at });
+  connector.roles.localPush.pushNotification(channel, '7', { type: 'typing_off', at });
   assert.deepEqual(pushed, [['7', { type: 'typing_off' }]]);
 });
 

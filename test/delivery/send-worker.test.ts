@@ -114,7 +114,7 @@ for (const { dialect, skip } of await dialects()) {
       const job = await jobReaches(sent.id, (j) => j.status === 'done', 'job done');
       assert.equal(Number(job.attempts), 1);
       const [atSp] = await atProvider(sent.id);
-      const row = await s.runtime.store.messages.get(s.accountId, Number(sent.id));
+      const row = await s.runtime.store.messages.find(s.accountId, Number(sent.id));
       assert.equal(row?.status, 'sent');
       assert.equal(row?.external_id, atSp.id);
       assert.equal((await getMessage(sent.id)).status, 'sent');
@@ -165,7 +165,7 @@ for (const { dialect, skip } of await dialects()) {
       await jobReaches(failing.id, (j) => j.status === 'done', 'second job done');
       const got = await getMessage(early.id);
       assert.equal(got.status, 'delivered');
-      const row = await s.runtime.store.messages.get(s.accountId, Number(early.id));
+      const row = await s.runtime.store.messages.find(s.accountId, Number(early.id));
       assert.equal(row?.external_id, a.id);
       assert.equal((await getMessage(failing.id)).status, 'failed');
       assert.equal((await atProvider(early.id)).length, 1);

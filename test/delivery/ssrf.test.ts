@@ -177,7 +177,7 @@ for (const { dialect, skip } of await dialects()) {
 
       const strict = await start('');
       const { services, store } = strict.runtime;
-      const account = (await store.channels.getAnyAccount(Number(channel.id)))!.account_id;
+      const account = (await store.channels.findAnyAccount(Number(channel.id)))!.account_id;
       const current = await services.channels.get(account, Number(channel.id));
       const event = await store.transaction((tx) =>
         services.outbox.append(tx, { type: 'message_echo', channel: current, contactId: null, data: { channel: { id: channel.id } } }),

@@ -47,7 +47,7 @@ for (const { dialect, skip, test } of await dialects()) {
       await assert.rejects(store.adminUsers.insert(user(11, 2, 'person@example.com')), UniqueViolation, 'unique across accounts before');
 
       assert.equal((await migrator.migrateToLatest()).error, undefined);
-      assert.equal((await store.adminUsers.get(10))?.email, 'Person@example.com');
+      assert.equal((await store.adminUsers.find(10))?.email, 'Person@example.com');
       assert.equal((await store.adminSessions.findWithUser('h'))?.user.id, 10, 'the session is kept');
       assert.equal(await store.setupTokens.consume('t', 2), 10, 'the setup link is kept');
       await store.adminUsers.insert(user(11, 2, 'person@example.com'));
@@ -58,7 +58,7 @@ for (const { dialect, skip, test } of await dialects()) {
         [10, 11],
       );
       await store.accounts.delete(1);
-      assert.equal(await store.adminUsers.get(10), undefined, 'deleting the account still takes its users');
+      assert.equal(await store.adminUsers.find(10), undefined, 'deleting the account still takes its users');
       assert.equal(await store.adminSessions.findWithUser('h'), undefined, 'and their sessions');
     });
   });

@@ -141,7 +141,7 @@ describe('SQLite migration 006 (ids become the rowid)', () => {
           `index ${index} missing`,
         );
       }
-      const message = await store.messages.get(1, big);
+      const message = await store.messages.find(1, big);
       assert.equal(message?.id, big);
       assert.equal(message?.idempotency_key, 'k');
       const attempts = await sql<{ n: number }>`select count(*) as n from delivery_attempts where delivery_id = ${big + 2}`.execute(store.db);

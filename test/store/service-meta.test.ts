@@ -24,10 +24,10 @@ for (const { dialect, skip } of await dialects()) {
     });
 
     test('the first value recorded stands; a later record answers it', async () => {
-      assert.equal(await store.serviceMeta.get('fact'), null);
+      assert.equal(await store.serviceMeta.find('fact'), null);
       assert.equal(await store.serviceMeta.record('fact', 'first', 1), 'first');
       assert.equal(await store.serviceMeta.record('fact', 'second', 2), 'first');
-      assert.equal(await store.serviceMeta.get('fact'), 'first');
+      assert.equal(await store.serviceMeta.find('fact'), 'first');
     });
 
     test('concurrent records from several connections agree on one value', async () => {
@@ -35,7 +35,7 @@ for (const { dialect, skip } of await dialects()) {
       try {
         const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? store : other).serviceMeta.record('race', `v${i}`, 1)));
         assert.equal(new Set(answers).size, 1, answers.join());
-        assert.equal(await store.serviceMeta.get('race'), answers[0]);
+        assert.equal(await store.serviceMeta.find('race'), answers[0]);
       } finally {
         if (other !== store) await other.close();
       }

@@ -40,7 +40,7 @@ for (const { dialect, skip } of await dialects()) {
     test('migrations are idempotent and ids round-trip as numbers', async () => {
       assert.deepEqual(await store.migrate(), []);
       await store.accounts.insert(account(2 ** 52 + 7));
-      const got = await store.accounts.get(2 ** 52 + 7);
+      const got = await store.accounts.find(2 ** 52 + 7);
       assert.equal(got?.id, 2 ** 52 + 7);
       assert.equal(typeof got?.created_at, 'number');
     });
@@ -53,16 +53,16 @@ for (const { dialect, skip } of await dialects()) {
           await tx.channels.insert(channel(101, 100));
         }),
       );
-      assert.equal(await store.channels.get(100, 101), undefined);
+      assert.equal(await store.channels.find(100, 101), undefined);
       await store.transaction(async (tx) => tx.channels.insert(channel(102, 100)));
-      assert.ok(await store.channels.get(100, 102));
+      assert.ok(await store.channels.find(100, 102));
     });
 
     test('channel reads are scoped to the account', async () => {
       await store.accounts.insert(account(200));
       await store.accounts.insert(account(201));
       await store.channels.insert(channel(210, 200));
-      assert.equal(await store.channels.get(201, 210), undefined);
+      assert.equal(await store.channels.find(201, 210), undefined);
       assert.equal(await store.channels.delete(201, 210), false);
       assert.equal((await store.channels.list(201, 10, 0)).total, 0);
       assert.equal((await store.channels.list(200, 10, 0)).total, 1);

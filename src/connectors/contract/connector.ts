@@ -9,7 +9,7 @@ import type {
   ChannelVerifier,
   SettingsPusher,
 } from './channel-setup.js';
-import type { ContentChecker, LocalDelivery, NotificationSender, Sender } from './outbound.js';
+import type { ContentChecker, LocalPush, NotificationSender, Sender } from './outbound.js';
 import type { MediaFetcher, ProfileReader } from './platform-reads.js';
 import type { SentLookup } from './sent-lookup.js';
 
@@ -27,8 +27,8 @@ export interface ConnectorRoles {
   sentLookup: SentLookup;
   /** Sends typing indicators and read receipts to the platform. */
   notifications: NotificationSender;
-  /** The service itself is the platform: delivers stored messages and notifications to open connections after the commit. */
-  localDelivery: LocalDelivery;
+  /** The service itself is the platform: pushes stored messages and notifications to open connections after the commit. */
+  localPush: LocalPush;
   /** Receives calls on a channel's own URL, on the endpoints it declares. */
   channelInbound: ChannelInbound;
   /** Receives calls on one URL for the whole platform app. */
@@ -62,7 +62,7 @@ export const ROLE_NAMES = [
   'contentCheck',
   'sentLookup',
   'notifications',
-  'localDelivery',
+  'localPush',
   'channelInbound',
   'appInbound',
   'handshake',

@@ -85,15 +85,15 @@ interface InboundBase {
 
 /**
  * The platform's identity of an event that stores no message (its id, else fields of the signed
- * payload that name it, the same on every delivery of the event): the service reports an event
+ * payload that name it, the same on every call that reports the event): the service reports an event
  * with a key once per channel. Without a key a repeated call is reported again.
  */
 interface Keyed {
   eventKey?: string;
 }
 
-export const DELIVERY_STATUSES = ['sent', 'delivered', 'failed', 'expired'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+export const REPORTED_STATUSES = ['sent', 'delivered', 'failed', 'expired'] as const;
+export type ReportedStatus = (typeof REPORTED_STATUSES)[number];
 
 /**
  * One message's status as the platform reports it (SMS status reports, mail events, business
@@ -108,7 +108,7 @@ export interface StatusReport {
    * `reference`): a report that comes before the send's result was recorded still finds its message.
    */
   messageReference?: string;
-  status: DeliveryStatus;
+  status: ReportedStatus;
   /** True for `delivered`, `expired` and permanent failures; false for `sent` (buffered, accepted) and temporary failures. */
   final: boolean;
   /** The platform's own code of the status (an error code, a delivery-status code), kept as text. */

@@ -80,9 +80,9 @@ export interface NotificationSender {
  * a message or a read mark finds it when it asks. Nothing here can fail: a contact without an
  * open connection finds the messages when it connects.
  */
-export interface LocalDelivery {
+export interface LocalPush {
   /** A message the service stored for the contact (status `sent`), after its commit. */
-  deliverMessage(channel: ChannelContext, contactId: string, message: MessageView): void;
+  pushMessage(channel: ChannelContext, contactId: string, message: MessageView): void;
   /** A notification; for `messages_read` after the read marks committed. */
-  deliverNotification(channel: ChannelContext, contactId: string, notification: OutboundNotification): void;
+  pushNotification(channel: ChannelContext, contactId: string, notification: OutboundNotification): void;
 }

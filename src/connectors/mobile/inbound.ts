@@ -1,4 +1,4 @@
-import type { ChannelContext, DeliveryStatus, InboundCall, InboundContent, InboundEvent, InboundParse, InboundUser } from '../connector.js';
+import type { ChannelContext, ReportedStatus, InboundCall, InboundContent, InboundEvent, InboundParse, InboundUser } from '../connector.js';
 import { verifySignedCall } from './signature.js';
 import { hasReportToken, queryOf } from './status-url.js';
 
@@ -41,7 +41,7 @@ export function providerTime(value: string | undefined): number | null {
   return Number.isNaN(at) ? null : at;
 }
 
-const STATUSES: Record<string, { status: DeliveryStatus; final: boolean } | undefined> = {
+const STATUSES: Record<string, { status: ReportedStatus; final: boolean } | undefined> = {
   sent: { status: 'sent', final: false },
   buffered: { status: 'sent', final: false },
   delivered: { status: 'delivered', final: true },

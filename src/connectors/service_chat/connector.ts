@@ -28,7 +28,7 @@ export function serverNotification(notification: OutboundNotification): ServerNo
 /**
  * service_chat is the service's own web chat: the service itself is the platform. A send is
  * accepted at once (the message is stored with status `sent`); what was stored reaches the
- * contact's browsers through the push port after it committed (`localDelivery`), so a browser
+ * contact's browsers through the push port after it committed (`localPush`), so a browser
  * told of a message or a read mark finds it when it asks.
  */
 export function createServiceChatConnector(options: { push: WebChatPush }) {
@@ -37,11 +37,11 @@ export function createServiceChatConnector(options: { push: WebChatPush }) {
     sender: {
       send: (): Promise<PlatformResult<SendReceipt>> => Promise.resolve({ ok: true, value: { externalIds: [] } }),
     },
-    localDelivery: {
-      deliverMessage(_channel: ChannelContext, contactId: string, message: MessageView): void {
+    localPush: {
+      pushMessage(_channel: ChannelContext, contactId: string, message: MessageView): void {
         push.message(contactId, message);
       },
-      deliverNotification(_channel: ChannelContext, contactId: string, notification: OutboundNotification): void {
+      pushNotification(_channel: ChannelContext, contactId: string, notification: OutboundNotification): void {
         push.notification(contactId, serverNotification(notification));
       },
     },

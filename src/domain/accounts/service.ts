@@ -134,8 +134,8 @@ export class AccountService {
     return toAccount(row);
   }
 
-  async getAccount(id: number): Promise<Account | undefined> {
-    const row = await this.deps.store.accounts.get(id);
+  async findAccount(id: number): Promise<Account | undefined> {
+    const row = await this.deps.store.accounts.find(id);
     return row ? toAccount(row) : undefined;
   }
 
@@ -159,7 +159,7 @@ export class AccountService {
     if (changes.concurrency !== undefined) set.concurrency_limit = changes.concurrency;
     if (Object.keys(set).length > 0 && !(await this.deps.store.accounts.update(id, set))) return undefined;
     this.cache.clear();
-    return this.getAccount(id);
+    return this.findAccount(id);
   }
 
   /** What deleting the account would take with it. */
@@ -236,7 +236,7 @@ export class AccountService {
     const done = await this.deps.store.tokens.revoke(id, this.deps.clock.now());
     this.cache.clear();
     if (done) return 'revoked';
-    return (await this.deps.store.tokens.get(id)) ? 'already_revoked' : 'unknown';
+    return (await this.deps.store.tokens.find(id)) ? 'already_revoked' : 'unknown';
   }
 
   /** Revokes a token given as itself. */

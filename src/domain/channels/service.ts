@@ -143,7 +143,7 @@ export class ChannelService {
   }
 
   async get(accountId: number, id: number): Promise<Channel> {
-    const row = await this.deps.store.channels.get(accountId, id);
+    const row = await this.deps.store.channels.find(accountId, id);
     if (!row) throw ApiError.notFound('Channel');
     return decodeChannel(row, this.deps.box);
   }
@@ -154,7 +154,7 @@ export class ChannelService {
   }
 
   async update(accountId: number, id: number, body: Record<string, unknown>): Promise<Channel> {
-    const row = await this.deps.store.channels.get(accountId, id);
+    const row = await this.deps.store.channels.find(accountId, id);
     if (!row) throw ApiError.notFound('Channel');
     const current = decodeChannel(row, this.deps.box);
     const type = current.type;
@@ -233,7 +233,7 @@ export class ChannelService {
 
   /** Gives the channel's webhook a new random secret (the next tries sign with it); 422 without a webhook. */
   async rotateWebhookSecret(accountId: number, id: number): Promise<Channel> {
-    const row = await this.deps.store.channels.get(accountId, id);
+    const row = await this.deps.store.channels.find(accountId, id);
     if (!row) throw ApiError.notFound('Channel');
     if (row.webhook_id === null) throw ApiError.of('validation', 'The channel has no webhook.');
     const changes = { webhook_secret: this.deps.box.encrypt(randomAlphanumeric(WEBHOOK_SECRET_LENGTH)), updated_at: this.deps.clock.now() };
@@ -247,7 +247,7 @@ export class ChannelService {
    * foreign keys cascade) and, after the commit, the stored bytes of its files.
    */
   async delete(accountId: number, id: number): Promise<void> {
-    const before = await this.deps.store.channels.get(accountId, id);
+    const before = await this.deps.store.channels.find(accountId, id);
     const storageKeys = await this.deps.store.transaction(async (tx) => {
       const keys = await tx.files.storageKeysForChannel(accountId, id);
       if (!(await tx.channels.delete(accountId, id))) throw ApiError.notFound('Channel');

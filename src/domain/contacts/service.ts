@@ -69,7 +69,7 @@ export class ContactService {
 
   async get(accountId: number, channelId: number, contactId: number): Promise<ContactView> {
     const channel = await this.deps.channels.get(accountId, channelId);
-    const row = await this.deps.store.contacts.get(accountId, channelId, contactId);
+    const row = await this.deps.store.contacts.find(accountId, channelId, contactId);
     if (!row) throw ApiError.notFound('Contact');
     return contactView(this.deps.profiles ? await this.deps.profiles.ensure(channel, row) : row, channel.type);
   }

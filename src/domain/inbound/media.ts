@@ -2,7 +2,7 @@ import { isAttachedFile, isStagedFile, type ChannelContext, type FetchedMedia, t
 import type { StoredFiles } from '../../files/stored-files.js';
 import type { Content } from '../../schemas/content.js';
 
-/** A platform could not hand over a file for now: the call is answered with an error so the platform delivers it again. */
+/** A platform could not hand over a file for now: the call is answered with an error so the platform calls again. */
 export class MediaUnavailable extends Error {}
 
 /**

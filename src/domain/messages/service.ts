@@ -9,7 +9,7 @@ import { ApiError } from '../../lib/errors.js';
 import type { Content, Metadata, MessageView, SendMessageBody } from '../../schemas/content.js';
 import type { MessageWithStatusView } from '../../schemas/message-status.js';
 import { definitionOf, type ContactActivity } from '../../channel-types/index.js';
-import { channelContextOf, type ConnectorRegistry, type PlatformFailure } from '../../connectors/connector.js';
+import { channelContextOf, type ConnectorRegistry } from '../../connectors/connector.js';
 import type { Outbox } from '../events/outbox.js';
 import type { Channel } from '../channels/view.js';
 import type { ContactService, ResolvedContact } from '../contacts/service.js';
@@ -19,7 +19,8 @@ import { checkCapabilities, checkMetadata } from './channel-rules.js';
 import { keyReusedError, requestHash } from './idempotency.js';
 import { parseSendRequest, type SendRequest } from './request.js';
 import { checkModeRules, sendingPath, sharedLimitError, unavailableError } from './sending.js';
-import { eventMessageData, messageView, messageViewFromRow } from './view.js';
+import { messageViewFromRow } from './view.js';
+import { sentMessageUnit, type SendOutcome } from './sent-message.js';
 import { messageWithStatusView } from './status-view.js';
 import { capabilitiesView, type CapabilitiesView } from './capabilities-view.js';
 import { sendJobRows } from '../sending/send-job-row.js';
@@ -107,7 +108,7 @@ export class MessageService {
   }
 
   async get(accountId: number, id: number): Promise<MessageWithStatusView> {
-    const row = await this.deps.store.messages.get(accountId, id);
+    const row = await this.deps.store.messages.find(accountId, id);
     if (!row) throw ApiError.notFound('Message');
     return messageWithStatusView(row);
   }
@@ -121,7 +122,7 @@ export class MessageService {
     offset: number,
   ): Promise<{ messages: MessageWithStatusView[]; total: number }> {
     await this.deps.channels.get(accountId, channelId);
-    const contact = await this.deps.store.contacts.get(accountId, channelId, contactId);
+    const contact = await this.deps.store.contacts.find(accountId, channelId, contactId);
     if (!contact) throw ApiError.notFound('Contact');
     const { rows, total } = await this.deps.store.messages.listForContact(accountId, channelId, contactId, max, offset);
     return { messages: rows.map(messageWithStatusView), total };
@@ -153,13 +154,8 @@ export class MessageService {
     return channel;
   }
 
-  private async sendOnce(
-    accountId: number,
-    request: SendRequest,
-    idempotencyKey: string | null,
-    hash: string | null,
-    correlationId: string | null,
-  ): Promise<SendResult> {
+  /** Everything a send is checked against before anything is written or sent, and the path it takes. */
+  private async checkSend(accountId: number, request: SendRequest) {
     const { deps } = this;
     const channel = await this.channelOf(accountId, request.channelId);
     const parts = checkCapabilities(channel.type, request.content, request.metadata);
@@ -171,114 +167,78 @@ export class MessageService {
     checkModeRules(channel, address);
     if (path === 'unavailable') throw unavailableError(channel);
     if (path === 'queued') await this.checkFiles(channel, request.content);
+    return { channel, parts, metadata, address, path };
+  }
+
+  private async sendOnce(
+    accountId: number,
+    request: SendRequest,
+    idempotencyKey: string | null,
+    hash: string | null,
+    correlationId: string | null,
+  ): Promise<SendResult> {
+    const { deps } = this;
+    const { channel, parts, metadata, address, path } = await this.checkSend(accountId, request);
     const releaseShared = channel.mode === 'shared' ? await this.reserveShared(channel) : null;
     try {
       const contact = await deps.contacts.resolveForSend(channel, address);
       const id = deps.ids.nextNumber();
       const now = deps.clock.now();
-      let status = path === 'queued' ? 'queued' : 'sent';
-      let externalId: string | null = null;
-      let failure: PlatformFailure | null = null;
-      if (path === 'direct') {
-        const outcome = await this.sendDirect(channel, contact, address, { id: String(id), content: request.content, metadata });
-        if (outcome.ok) externalId = outcome.value.externalId;
-        else {
-          status = 'failed';
-          failure = outcome;
-        }
-      }
-      const view = messageView({
-        id,
-        direction: 'sent',
-        sentAt: now,
-        deliveredAt: null,
-        readAt: null,
-        channel: { id: channel.id, type: channel.type },
-        contact: { id: contact.row.id, phoneNumber: contact.row.phone_number, userRef: contact.row.user_ref, email: contact.row.email },
-        content: request.content,
-        metadata,
-      });
-      const message: MessageRow = {
-        id,
-        account_id: accountId,
-        channel_id: Number(channel.id),
-        contact_id: contact.row.id,
-        direction: 'sent',
-        content: JSON.stringify(request.content),
-        metadata: metadata === undefined ? null : JSON.stringify(metadata),
-        status,
-        external_id: externalId,
-        error: failure ? JSON.stringify({ code: failure.code, message: failure.message }) : null,
-        idempotency_key: idempotencyKey,
-        request_hash: hash,
-        sent_at: now,
-        delivered_at: null,
-        read_at: null,
-        created_at: now,
-        part_count: parts ? parts.count : null,
-        part_encoding: parts ? parts.encoding : null,
-        correlation_id: correlationId,
-      };
-      const unit: WriteUnit = { insert: { messages: [message] } };
-      if (contact.isNew) unit.ensure = { contacts: [contact.row] };
-      let wake = false;
-      // A failed send is kept (with its reason) but not echoed.
-      if (!failure) {
-        const { event, delivery } = deps.outbox.build({
-          type: 'message_echo',
-          channel,
-          contactId: contact.row.id,
-          messageId: id,
-          data: eventMessageData(view, channel.name),
-          correlationId,
-        });
-        unit.insert.events = [event];
-        if (delivery) {
-          unit.insert.deliveries = [delivery];
-          wake = true;
-        }
-      }
-      if (path === 'queued') {
-        unit.insert.jobs = sendJobRows(
-          {
-            id: deps.ids.nextNumber(),
-            accountId,
-            channelId: Number(channel.id),
-            channelType: channel.type,
-            channelConfig: channel.config,
-            messageId: id,
-            contactId: contact.row.id,
-            metadata,
-            correlationId,
-          },
-          now,
-          () => deps.ids.nextNumber(),
-        );
-      }
-      try {
-        await deps.store.batchWrite(unit).catch((error: unknown) => {
-          // The platform took the message but answered an id the channel has stored already (a
-          // platform's replay or fault): keep the message, without that id, rather than lose it.
-          if (!(error instanceof UniqueViolation && error.columns.includes('external_id') && message.external_id !== null)) throw error;
-          message.external_id = null;
-          return deps.store.batchWrite(unit);
-        });
-      } catch (error) {
-        if (error instanceof MissingReference) {
-          deps.contacts.forget(contact);
-          deps.channels.forget(Number(channel.id));
-        }
-        throw error;
-      }
-      deps.contacts.confirm(contact);
-      if (wake) deps.outbox.wake();
+      const { content } = request;
+      const outcome: SendOutcome =
+        path === 'direct'
+          ? await this.sendDirect(channel, contact, address, { id: String(id), content, metadata })
+          : { status: path === 'queued' ? 'queued' : 'sent', externalId: null };
+      const sent = { id, channel, contact, content, metadata, parts, outcome, idempotencyKey, requestHash: hash, correlationId, now };
+      const { row, view, unit } = sentMessageUnit(deps.outbox, sent);
+      if (path === 'queued') unit.insert.jobs = this.sendJobs(channel, id, contact.row.id, metadata, correlationId, now);
+      await this.commit(unit, row, channel, contact);
+      if (unit.insert.deliveries) deps.outbox.wake();
       if (path === 'queued') deps.onJobQueued?.();
-      if (failure) throw platformError(failure.message);
+      if (outcome.status === 'failed') throw platformError(outcome.failure.message);
       this.emit({ channel, contactId: String(contact.row.id), message: view });
       return { message: view, replayed: false };
     } finally {
       releaseShared?.();
     }
+  }
+
+  /** The send job of a queued message (and its delivery deadline's, for types whose messages have a time to live). */
+  private sendJobs(channel: Channel, messageId: number, contactId: number, metadata: Metadata | undefined, correlationId: string | null, now: number) {
+    const { ids } = this.deps;
+    const job = {
+      id: ids.nextNumber(),
+      accountId: channel.accountId,
+      channelId: Number(channel.id),
+      channelType: channel.type,
+      channelConfig: channel.config,
+      messageId,
+      contactId,
+      metadata,
+      correlationId,
+    };
+    return sendJobRows(job, now, () => ids.nextNumber());
+  }
+
+  /** Stores a send's unit; the contact is confirmed once committed, and the caches of a contact or channel gone meanwhile are dropped. */
+  private async commit(unit: WriteUnit, row: MessageRow, channel: Channel, contact: ResolvedContact): Promise<void> {
+    const { deps } = this;
+    try {
+      await deps.store.batchWrite(unit).catch((error: unknown) => {
+        // The platform took the message but answered an id the channel has stored already (a
+        // platform's replay or fault): keep the message, without that id, rather than lose it.
+        if (!(error instanceof UniqueViolation && error.columns.includes('external_id') && row.external_id !== null)) throw error;
+        row.external_id = null;
+        return deps.store.batchWrite(unit);
+      });
+    } catch (error) {
+      if (error instanceof MissingReference) {
+        deps.contacts.forget(contact);
+        deps.channels.forget(Number(channel.id));
+      }
+      throw error;
+    }
+    deps.contacts.confirm(contact);
   }
 
   /** The platform is called inside the request (synchronous types). */
@@ -287,7 +247,7 @@ export class MessageService {
     contact: ResolvedContact,
     address: ContactAddress,
     message: { id: string; content: Content; metadata: Metadata | undefined },
-  ) {
+  ): Promise<SendOutcome> {
     const sender = this.deps.connectors.role(channel.type, 'sender');
     if (!sender) throw unavailableError(channel);
     const metadata = await this.directMetadata(channel, contact, address, message.metadata);
@@ -302,7 +262,7 @@ export class MessageService {
       { id: message.id, content: message.content, ...(metadata ? { metadata } : {}) },
     );
     // The message row holds one platform id: the synchronous platforms give one per send.
-    return sent.ok ? { ok: true as const, value: { externalId: sent.value.externalIds[0] ?? null } } : sent;
+    return sent.ok ? { status: 'sent', externalId: sent.value.externalIds[0] ?? null } : { status: 'failed', failure: sent };
   }
 
   /**

@@ -15,7 +15,7 @@ import { messageViewFromRow } from './view.js';
  * The stored status: `queued` (an asynchronous send waiting for its job), `sent` (the platform
  * took it, or test mode), `failed` (with the `message_failed` code and the platform's reason) or
  * `received`. The send job moves `queued` to `sent` or `failed`, a platform's failure report
- * `sent` to `failed`, each once. Receipts and delivery reports only set the `delivered` and
+ * `sent` to `failed`, each once. Receipts and status reports only set the `delivered` and
  * `read` times, so `delivered` is read from them: a read message was delivered too, and a failed
  * one is never marked either way.
  */

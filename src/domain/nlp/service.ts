@@ -48,7 +48,7 @@ export class NlpIntegrationService {
 
   private async existing(accountId: number, channelId: number): Promise<NlpIntegrationRow> {
     await this.deps.channel(accountId, channelId);
-    const row = await this.deps.store.nlp.get(accountId, channelId);
+    const row = await this.deps.store.nlp.find(accountId, channelId);
     if (!row) throw notFound();
     return row;
   }
@@ -64,14 +64,14 @@ export class NlpIntegrationService {
   async find(accountId: number, channelId: number): Promise<NlpIntegrationView | null> {
     await this.deps.channel(accountId, channelId);
     await this.deps.classifier.flushStats();
-    const row = await this.deps.store.nlp.get(accountId, channelId);
+    const row = await this.deps.store.nlp.find(accountId, channelId);
     return row ? integrationView(row, this.defaultBudgetMs) : null;
   }
 
   /** Creates or replaces the integration; `created` tells which. */
   async put(accountId: number, channelId: number, input: NlpIntegrationInput): Promise<{ view: NlpIntegrationView; created: boolean }> {
     await this.deps.channel(accountId, channelId);
-    const previous = await this.deps.store.nlp.get(accountId, channelId);
+    const previous = await this.deps.store.nlp.find(accountId, channelId);
     const config: StoredConfig =
       input.kind === 'builtin'
         ? checkTrainingData({ languages: input.languages, intents: input.intents, entities: input.entities }, this.deps.supportedLanguages)

@@ -26,7 +26,7 @@ export class NotificationService {
 
   private async channelOf(accountId: number, raw: string): Promise<Channel> {
     const id = parseId(raw);
-    const row = id === null ? undefined : await this.deps.store.channels.get(accountId, id);
+    const row = id === null ? undefined : await this.deps.store.channels.find(accountId, id);
     if (!row) throw ApiError.invalid('channel.id', raw, `Channel '${raw}' does not exist.`);
     return decodeChannel(row, this.deps.box);
   }
@@ -46,14 +46,14 @@ export class NotificationService {
       throw ApiError.invalid('payload', body.payload, `Property 'payload' is supported with type 'custom' only.`);
     }
     const contactId = parseId(body.contact.id);
-    const contact = contactId === null ? undefined : await store.contacts.get(accountId, Number(channel.id), contactId);
+    const contact = contactId === null ? undefined : await store.contacts.find(accountId, Number(channel.id), contactId);
     if (!contact) throw ApiError.invalid('contact.id', body.contact.id, `Contact '${body.contact.id}' does not exist in channel '${channel.id}'.`);
 
     // A platform is told first, and the read marks are stored only once it accepted; a type whose
     // platform is the service itself (local delivery) pushes after the marks committed, so a
     // browser told of them finds them.
     const sender = connectors.role(channel.type, 'notifications');
-    const local = connectors.role(channel.type, 'localDelivery');
+    const local = connectors.role(channel.type, 'localPush');
     if (!sender && !local) {
       throw ApiError.of('platform_error', `Notifications cannot be sent to ${channel.type} channels: this server has no platform connection for them yet.`);
     }
@@ -81,7 +81,7 @@ export class NotificationService {
       if (!result.ok) throw ApiError.of('platform_error', `The platform refused the notification: ${result.message}`);
     }
     if (type === 'messages_read') await store.transaction((tx) => tx.chat.markRead(accountId, contact.id, 'received', now, now));
-    local?.deliverNotification(context, String(contact.id), notification);
+    local?.pushNotification(context, String(contact.id), notification);
 
     const response: NotificationResponse = { channel: { id: channel.id, type: channel.type }, contact: { id: String(contact.id) }, type };
     if (type === 'custom') response.payload = body.payload;

@@ -78,7 +78,7 @@ export class PlatformStateService {
     const run = (this.steps.get(key) ?? Promise.resolve())
       .catch(() => undefined)
       .then(async () => {
-        const row = await this.deps.store.channels.get(accountId, channelId);
+        const row = await this.deps.store.channels.find(accountId, channelId);
         return row ? this.step(decodeChannel(row, this.deps.box)) : undefined;
       });
     this.steps.set(key, run);
@@ -99,7 +99,7 @@ export class PlatformStateService {
     const run = (this.steps.get(key) ?? Promise.resolve())
       .catch(() => undefined)
       .then(async () => {
-        const row = await this.deps.store.channels.getAnyAccount(Number(channelId));
+        const row = await this.deps.store.channels.findAnyAccount(Number(channelId));
         if (!row) return undefined;
         const channel = decodeChannel(row, this.deps.box);
         const spec = this.specOf(channel);

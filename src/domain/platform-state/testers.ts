@@ -33,7 +33,7 @@ export class TestersService {
   constructor(private readonly deps: TestersDeps) {}
 
   private async channel(accountId: number, channelId: number): Promise<{ channel: Channel; testers: ChannelTesters; key: string }> {
-    const row = await this.deps.store.channels.get(accountId, channelId);
+    const row = await this.deps.store.channels.find(accountId, channelId);
     if (!row) throw ApiError.notFound('Channel');
     const channel = decodeChannel(row, this.deps.box);
     const testers = this.deps.connectors.role(channel.type, 'testers');
@@ -55,7 +55,7 @@ export class TestersService {
 
   /** Keeps the answers read from the platform (all of them, or one tester's) with the channel. */
   private async keep(channel: Channel, key: string, update: (testers: Record<string, string>) => void): Promise<void> {
-    const row = await this.deps.store.channels.get(channel.accountId, Number(channel.id));
+    const row = await this.deps.store.channels.find(channel.accountId, Number(channel.id));
     if (!row) return;
     const config = JSON.parse(row.config) as Record<string, unknown>;
     const testers = { ...((config[key] as Record<string, string> | undefined) ?? {}) };

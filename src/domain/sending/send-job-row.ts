@@ -4,7 +4,7 @@ import { configuredSendRate } from '../../channel-types/common.js';
 import type { ChannelType } from '../../schemas/channel-types.js';
 import type { Metadata } from '../../schemas/content.js';
 import { SEND_EXPIRY_MS, SEND_MAX_ATTEMPTS } from './send-policy.js';
-import { deadlineJobRow } from './delivery-deadline-row.js';
+import { timeToLiveJobRow } from './time-to-live-row.js';
 
 /** The `kind` of send jobs: one per queued message. */
 export const SEND_JOB_KIND = 'send';
@@ -38,8 +38,8 @@ type JobRow = NonNullable<WriteUnit['insert']['jobs']>[number];
 
 /**
  * The jobs of a message queued at `now`, written in the Send Message write unit: its send job,
- * and for types whose messages have a time to live (`send.timeToLiveMs`) the check of its
- * delivery deadline. The send job then expires with the message's time to live (the platform is
+ * and for types whose messages have a time to live (`send.timeToLiveMs`) the check of that time
+ * to live. The send job then expires with the message's time to live (the platform is
  * given what is left of it); otherwise after the service's 24 hours.
  */
 export function sendJobRows(
@@ -82,7 +82,7 @@ export function sendJobRows(
   if (ttlMs === null) return [send];
   return [
     send,
-    deadlineJobRow(
+    timeToLiveJobRow(
       { id: nextId(), accountId: job.accountId, channelId: job.channelId, messageId: job.messageId, correlationId: job.correlationId ?? null },
       now + ttlMs,
       now,

@@ -34,7 +34,7 @@ export class SettingsService {
   constructor(private readonly deps: SettingsServiceDeps) {}
 
   private async channel(accountId: number, channelId: number): Promise<Channel> {
-    const row = await this.deps.store.channels.get(accountId, channelId);
+    const row = await this.deps.store.channels.find(accountId, channelId);
     if (!row) throw ApiError.notFound('Channel');
     return decodeChannel(row, this.deps.box);
   }

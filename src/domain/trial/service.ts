@@ -46,7 +46,7 @@ export class TrialService {
     let user: TrialUser | null = null;
     if (input.contact !== undefined) {
       const contactId = /^[1-9][0-9]{0,15}$/.test(input.contact) ? Number(input.contact) : NaN;
-      const row = Number.isSafeInteger(contactId) ? await this.deps.store.contacts.get(accountId, channelId, contactId) : undefined;
+      const row = Number.isSafeInteger(contactId) ? await this.deps.store.contacts.find(accountId, channelId, contactId) : undefined;
       if (!row) throw ApiError.notFound('Contact');
       user = { externalId: row.external_id, phoneNumber: row.phone_number };
     }

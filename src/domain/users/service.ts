@@ -79,8 +79,8 @@ export class UserService {
 
   constructor(private readonly deps: UserServiceDeps) {}
 
-  async getUser(id: number): Promise<AdminUser | undefined> {
-    const row = await this.deps.store.adminUsers.get(id);
+  async findUser(id: number): Promise<AdminUser | undefined> {
+    const row = await this.deps.store.adminUsers.find(id);
     return row ? toAdminUser(row) : undefined;
   }
 
@@ -102,7 +102,7 @@ export class UserService {
     if (email.length > EMAIL_MAX_LENGTH || !EMAIL.test(email)) throw ApiError.invalid(USER_EMAIL_FIELD, input.email, 'The e-mail address is not valid.');
     if (!isRole(input.role)) throw ApiError.invalid('role', input.role, 'The role must be owner or member.');
     const password = input.password === undefined ? undefined : checkNewPassword('password', input.password);
-    if (!(await this.deps.store.accounts.get(input.accountId))) throw ApiError.notFound('Account');
+    if (!(await this.deps.store.accounts.find(input.accountId))) throw ApiError.notFound('Account');
     const row: AdminUserRow = {
       id: this.deps.ids.nextNumber(),
       account_id: input.accountId,
@@ -132,7 +132,7 @@ export class UserService {
   async removeUser(accountId: number, id: number, actorId: number | null): Promise<void> {
     if (actorId !== null && id === actorId) throw ApiError.invalid('id', String(id), 'You cannot remove yourself.');
     await this.deps.store.transaction(async (tx) => {
-      const row = await tx.adminUsers.getForAccount(accountId, id);
+      const row = await tx.adminUsers.findForAccount(accountId, id);
       if (!row) throw ApiError.notFound('User');
       if (row.role === 'owner' && (await tx.adminUsers.countOwners(accountId)) <= 1) {
         throw ApiError.invalid('id', String(id), 'The last owner of an account cannot be removed.');
@@ -143,7 +143,7 @@ export class UserService {
 
   /** Ends the user's sessions and unused links, forgets the password, and answers a new setup link. */
   async resetPassword(id: number): Promise<string> {
-    const row = await this.deps.store.adminUsers.get(id);
+    const row = await this.deps.store.adminUsers.find(id);
     if (!row) throw ApiError.notFound('User');
     await this.deps.store.transaction(async (tx) => {
       await tx.adminUsers.setPassword(id, null, false);
@@ -194,7 +194,7 @@ export class UserService {
     if (matched.length === 1) return this.startSession(matched[0]!);
     const accounts: Account[] = [];
     for (const row of matched) {
-      const account = await this.deps.store.accounts.get(row.account_id);
+      const account = await this.deps.store.accounts.find(row.account_id);
       if (account) accounts.push(toAccount(account));
     }
     return { chooseAccount: accounts };
@@ -208,7 +208,7 @@ export class UserService {
     const hash = await this.hash(password);
     await this.deps.store.adminUsers.setPassword(userId, hash, false);
     await this.deps.sessions.endAllOf(userId);
-    const row = await this.deps.store.adminUsers.get(userId);
+    const row = await this.deps.store.adminUsers.find(userId);
     if (!row) throw ApiError.invalid('token', null, WRONG_SETUP_LINK);
     return this.startSession(row);
   }
@@ -219,7 +219,7 @@ export class UserService {
    * and the address), so a session cannot guess faster than the sign-in page.
    */
   async changePassword(session: ResolvedSession, current: string, next: string, address: string): Promise<void> {
-    const row = await this.deps.store.adminUsers.get(session.user.id);
+    const row = await this.deps.store.adminUsers.find(session.user.id);
     if (!row) throw ApiError.of('unauthorized', 'The session has ended. Sign in again.');
     const attempt = await this.deps.throttle.begin(row.email_key, address);
     if (attempt.retryAfter > 0) throw new SignInThrottled(attempt.retryAfter, 'password checks');
@@ -241,7 +241,7 @@ export class UserService {
   }
 
   private async startSession(row: AdminUserRow): Promise<SignedIn> {
-    const account = await this.deps.store.accounts.get(row.account_id);
+    const account = await this.deps.store.accounts.find(row.account_id);
     if (!account) throw ApiError.of('unauthorized', WRONG_CREDENTIALS);
     const session = await this.deps.sessions.create(row);
     return { user: toAdminUser(row), account: toAccount(account), session };

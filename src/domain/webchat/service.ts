@@ -85,7 +85,7 @@ export class ChatService {
   /** Whether a page on this origin may talk to this service_chat channel (the CORS answer of the chat transport). */
   async allowsOrigin(channelId: string | undefined, origin: string | undefined): Promise<boolean> {
     const id = parseId(channelId);
-    const row = id === null ? undefined : await this.deps.store.channels.getAnyAccount(id);
+    const row = id === null ? undefined : await this.deps.store.channels.findAnyAccount(id);
     if (!row || !isWebChatType(row.type)) return false;
     return originAllowed((JSON.parse(row.settings) as Record<string, unknown>).domains_whitelist, origin);
   }
@@ -93,7 +93,7 @@ export class ChatService {
   async connect(input: HandshakeInput): Promise<HandshakeResult> {
     const { store, clock } = this.deps;
     const channelId = parseId(input.channelId);
-    const row = channelId === null ? undefined : await store.channels.getAnyAccount(channelId);
+    const row = channelId === null ? undefined : await store.channels.findAnyAccount(channelId);
     if (!row || !isWebChatType(row.type)) return this.reject(REJECTION.noSuchChannel, `Channel '${input.channelId ?? ''}' does not exist.`);
     const settings = JSON.parse(row.settings) as Record<string, unknown>;
     if (!originAllowed(settings.domains_whitelist, input.origin)) {
@@ -114,7 +114,7 @@ export class ChatService {
       if (session && session.channel_id !== row.id)
         return this.reject(REJECTION.sessionOfOtherChannel, 'The session belongs to another channel; connect without it to start a new one.');
       if (session) {
-        const contact = await store.contacts.get(row.account_id, row.id, session.contact_id);
+        const contact = await store.contacts.find(row.account_id, row.id, session.contact_id);
         // An external id names the user; a session of someone else on this browser gives way to it.
         if (contact && (external === null || contact.external_id === external)) {
           await store.chat.touchSession(hash, now);
@@ -198,7 +198,7 @@ export class ChatService {
 
   /** The channel as it is now (its webhook may have changed since the connection opened). */
   private async channelOf(conn: ChatConnection): Promise<Channel> {
-    const row = await this.deps.store.channels.get(conn.accountId, Number(conn.channelId));
+    const row = await this.deps.store.channels.find(conn.accountId, Number(conn.channelId));
     if (!row) throw new ChatError(404, 'The channel no longer exists.');
     return decodeChannel(row, this.deps.box);
   }
@@ -210,7 +210,7 @@ export class ChatService {
   /** Writes events that report no stored change (postback, notification), after checking the contact still exists. */
   private async report(conn: ChatConnection, type: EventType, data: Record<string, unknown>): Promise<void> {
     const channel = await this.channelOf(conn);
-    const contact = await this.deps.store.contacts.get(conn.accountId, Number(conn.channelId), Number(conn.contactId));
+    const contact = await this.deps.store.contacts.find(conn.accountId, Number(conn.channelId), Number(conn.contactId));
     if (!contact) throw new ChatError(404, 'The conversation was deleted; reconnect to start a new one.');
     const { event, delivery } = this.deps.outbox.build({ type, channel, contactId: conn.contactId, data: { ...this.eventRefs(channel, conn), ...data } });
     const unit: WriteUnit = { insert: { events: [event] } };
@@ -347,7 +347,7 @@ export class ChatService {
     const { store, files, clock, limits } = this.deps;
     const file = parseFileUpload(data, this.deps.maxUploadBytes);
     await this.channelOf(conn);
-    if (!(await store.contacts.get(conn.accountId, Number(conn.channelId), Number(conn.contactId))))
+    if (!(await store.contacts.find(conn.accountId, Number(conn.channelId), Number(conn.contactId))))
       throw new ChatError(404, 'The conversation was deleted; reconnect to start a new one.');
     const size = file.bytes.byteLength;
     const quota = limits.settings.channelStorageBytes;

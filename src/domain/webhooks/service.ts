@@ -45,7 +45,7 @@ export class WebhookDeliveryService {
   constructor(private readonly deps: WebhookDeliveryServiceDeps) {}
 
   private async channel(accountId: number, channelId: number) {
-    const channel = await this.deps.store.channels.get(accountId, channelId);
+    const channel = await this.deps.store.channels.find(accountId, channelId);
     if (!channel) throw ApiError.notFound('Channel');
     return channel;
   }
@@ -73,12 +73,12 @@ export class WebhookDeliveryService {
    */
   async redeliver(accountId: number, channelId: number, deliveryId: number): Promise<DeliveryView> {
     const channel = await this.channel(accountId, channelId);
-    if (!(await this.deps.store.deliveries.get(accountId, channelId, deliveryId))) throw ApiError.notFound('Delivery');
+    if (!(await this.deps.store.deliveries.find(accountId, channelId, deliveryId))) throw ApiError.notFound('Delivery');
     if (channel.webhook_id === null) throw ApiError.of('validation', 'The channel has no webhook to deliver to.');
     await this.deps.store.deliveries.redeliver(accountId, channelId, deliveryId, channel.webhook_id, this.deps.clock.now());
     this.deps.wake();
     return this.deps.store.deliveries.snapshot(async (repo) => {
-      const row = await repo.get(accountId, channelId, deliveryId);
+      const row = await repo.find(accountId, channelId, deliveryId);
       if (!row) throw ApiError.notFound('Delivery');
       const [one] = await this.withAttempts(repo, [row]);
       return one as DeliveryView;

@@ -8,7 +8,7 @@ export class WebhookTools {
   constructor(private readonly deps: { store: Store; clock: Clock; outbox: Outbox }) {}
 
   private async hookedChannel(accountId: number, channelId: number): Promise<{ webhookId: number; type: string; name: string }> {
-    const channel = await this.deps.store.channels.get(accountId, channelId);
+    const channel = await this.deps.store.channels.find(accountId, channelId);
     if (!channel) throw ApiError.notFound('Channel');
     if (channel.webhook_id === null) throw ApiError.of('validation', 'The channel has no webhook to deliver to.');
     return { webhookId: channel.webhook_id, type: channel.type, name: channel.name };

@@ -11,7 +11,7 @@ export class AccountsRepo {
     await this.db.insertInto('accounts').values(row).execute();
   }
 
-  async get(id: number): Promise<AccountRow | undefined> {
+  async find(id: number): Promise<AccountRow | undefined> {
     return this.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
@@ -112,7 +112,7 @@ export class TokensRepo {
     await this.db.insertInto('access_tokens').values(row).execute();
   }
 
-  async get(id: number): Promise<TokenRow | undefined> {
+  async find(id: number): Promise<TokenRow | undefined> {
     return this.db.selectFrom('access_tokens').selectAll().where('id', '=', id).executeTakeFirst();
   }
 

@@ -26,11 +26,11 @@ export class AdminUsersRepo {
     }
   }
 
-  async get(id: number): Promise<AdminUserRow | undefined> {
+  async find(id: number): Promise<AdminUserRow | undefined> {
     return this.db.selectFrom('admin_users').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  async getForAccount(accountId: number, id: number): Promise<AdminUserRow | undefined> {
+  async findForAccount(accountId: number, id: number): Promise<AdminUserRow | undefined> {
     return this.db.selectFrom('admin_users').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
   }
 

@@ -11,12 +11,12 @@ export class ChannelsRepo {
     await this.db.insertInto('channels').values(row).execute();
   }
 
-  async get(accountId: number, id: number): Promise<ChannelRow | undefined> {
+  async find(accountId: number, id: number): Promise<ChannelRow | undefined> {
     return this.db.selectFrom('channels').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
   }
 
   /** For inbound platform calls, which carry no account token: the channel id in the URL finds its account. */
-  async getAnyAccount(id: number): Promise<ChannelRow | undefined> {
+  async findAnyAccount(id: number): Promise<ChannelRow | undefined> {
     return this.db.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirst();
   }
 

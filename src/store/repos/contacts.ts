@@ -24,7 +24,7 @@ export class ContactsRepo {
     await this.db.insertInto('contacts').values(row).execute();
   }
 
-  async get(accountId: number, channelId: number, id: number): Promise<ContactRow | undefined> {
+  async find(accountId: number, channelId: number, id: number): Promise<ContactRow | undefined> {
     return this.db
       .selectFrom('contacts')
       .selectAll()

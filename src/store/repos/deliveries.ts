@@ -64,7 +64,7 @@ export class DeliveriesRepo {
     return { rows: list, total: Number(total.n) };
   }
 
-  async get(accountId: number, channelId: number, id: number): Promise<DeliveryListRow | undefined> {
+  async find(accountId: number, channelId: number, id: number): Promise<DeliveryListRow | undefined> {
     return this.db
       .selectFrom('deliveries as d')
       .innerJoin('events as e', 'e.id', 'd.event_id')

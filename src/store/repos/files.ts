@@ -12,7 +12,7 @@ export class FilesRepo {
   }
 
   /** Served without a token: the unguessable id is the capability. */
-  async getPublic(id: string): Promise<FileRow | undefined> {
+  async findPublic(id: string): Promise<FileRow | undefined> {
     return this.db.selectFrom('files').selectAll().where('id', '=', id).executeTakeFirst();
   }
 

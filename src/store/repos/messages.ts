@@ -49,7 +49,7 @@ export class MessagesRepo {
       ]);
   }
 
-  async get(accountId: number, id: number): Promise<MessageWithRefs | undefined> {
+  async find(accountId: number, id: number): Promise<MessageWithRefs | undefined> {
     return this.withRefs().where('messages.account_id', '=', accountId).where('messages.id', '=', id).executeTakeFirst();
   }
 

@@ -41,7 +41,7 @@ const HEAD_COLUMNS = [
 export class NlpRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async get(accountId: number, channelId: number): Promise<NlpIntegrationRow | undefined> {
+  async find(accountId: number, channelId: number): Promise<NlpIntegrationRow | undefined> {
     return this.db.selectFrom('nlp_integrations').selectAll().where('account_id', '=', accountId).where('channel_id', '=', channelId).executeTakeFirst();
   }
 

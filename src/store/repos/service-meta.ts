@@ -8,7 +8,7 @@ import type { Database } from '../schema.js';
 export class ServiceMetaRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async get(name: string): Promise<string | null> {
+  async find(name: string): Promise<string | null> {
     const row = await this.db.selectFrom('service_meta').select('value').where('name', '=', name).executeTakeFirst();
     return row?.value ?? null;
   }
@@ -23,7 +23,7 @@ export class ServiceMetaRepo {
       .values({ name, value, created_at: now })
       .onConflict((c) => c.column('name').doNothing())
       .execute();
-    return (await this.get(name)) ?? value;
+    return (await this.find(name)) ?? value;
   }
 
   /**

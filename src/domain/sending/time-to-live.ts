@@ -4,10 +4,10 @@ import type { ClaimedJob } from '../../store/job-queue.js';
 import type { Channel } from '../channels/view.js';
 import type { Outbox } from '../events/outbox.js';
 import { messageFailedEvent, storedFailure } from '../messages/failed-event.js';
-import { DELIVERY_DEADLINE_JOB_KIND } from './delivery-deadline-row.js';
+import { TIME_TO_LIVE_JOB_KIND } from './time-to-live-row.js';
 import { storedCorrelationId } from '../../lib/correlation.js';
 
-export interface DeliveryDeadlineDeps {
+export interface TimeToLiveDeps {
   store: Store;
   outbox: Outbox;
   channels: { find(accountId: number, id: number): Promise<Channel | undefined> };
@@ -29,9 +29,9 @@ const REASON = 'Not delivered within its time to live (the platform reported no 
  * read or failed meanwhile, or deleted, is left as it is; the change is conditional on the
  * message's state, so the platform's report and this check record the failure once.
  */
-export function deliveryDeadlineJob(deps: DeliveryDeadlineDeps): JobKind<Input> {
+export function timeToLiveJob(deps: TimeToLiveDeps): JobKind<Input> {
   return {
-    kind: DELIVERY_DEADLINE_JOB_KIND,
+    kind: TIME_TO_LIVE_JOB_KIND,
     encode: (input) =>
       JSON.stringify(
         input.correlationId ? { message_id: String(input.messageId), correlation_id: input.correlationId } : { message_id: String(input.messageId) },
