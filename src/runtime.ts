@@ -39,7 +39,6 @@ import { JobKinds, JobsTask } from './queue/jobs-task.js';
 import { sendJobKind } from './domain/sending/send-job.js';
 import { deliveryDeadlineJob } from './domain/sending/delivery-deadline.js';
 import { PlatformStateService } from './domain/platform-state/service.js';
-import { ChannelStateBus } from './connectors/channel-state-reports.js';
 import { platformStateJob } from './domain/platform-state/job.js';
 import { TestersService } from './domain/platform-state/testers.js';
 import { testerRoutes } from './api/routes/testers.js';
@@ -49,7 +48,7 @@ import { ChannelCache } from './domain/messages/channel-cache.js';
 import { MessageService } from './domain/messages/service.js';
 import { ContactService } from './domain/contacts/service.js';
 import { createServiceChatConnector } from './connectors/service_chat/connector.js';
-import { channelContextOf } from './connectors/connector.js';
+import { channelContextOf, type ChannelContext, type PlatformChannelState } from './connectors/connector.js';
 import { rm } from 'node:fs/promises';
 import { resolve as resolvePath, sep } from 'node:path';
 import { LocalFileStore } from './files/file-store.js';
@@ -86,6 +85,7 @@ import { trainModel } from './nlp/builtin/trainer.js';
 import { externalEngine } from './nlp/external/engine.js';
 import { nlpDispatcher } from './nlp/external/dispatcher.js';
 import { RetentionPurge, RetentionSweeper, type RetentionCounts } from './domain/retention/purge.js';
+import { createSignals, type DomainSignals } from './domain/signals.js';
 
 /**
  * Jobs running at once in one process (mostly platform calls of send jobs, each waiting on the
@@ -113,6 +113,8 @@ export interface Runtime {
   clock: Clock;
   store: Store;
   services: Services;
+  /** The process's one signal object (domain/signals.ts): tests listen to it or signal a change. */
+  signals: DomainSignals;
   ids: IdGenerator;
   app: FastifyInstance;
   /**
@@ -150,6 +152,8 @@ export interface Runtime {
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
+  // The one signal object: what the services tell this process's caches and workers after a commit.
+  const signals = createSignals((err, name) => logger.warn({ err, signal: name }, 'a signal listener failed'));
   // The connectors' own variables are checked before anything opens (a bad one stops the start).
   const connectorSettings = loadSettings(config, CONNECTOR_SETTINGS);
   const store = await openStore(config.databaseUrl, { poolSize: config.databasePoolSize, logger: logger.child({ component: 'store' }) });
@@ -186,7 +190,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   PLATFORM_CALLS.subscribe(countPlatformCall);
   const box = SecretBox.fromBase64(config.encryptionKey);
   // States the connectors' calls reveal (a disconnected page), kept by the platform-state service below.
-  const channelStates = new ChannelStateBus();
+  const channelStates = { report: (channel: ChannelContext, state: PlatformChannelState) => signals.emit('channelStateReported', { channel, state }) };
   const connectors = options.connectors ?? defaultConnectors({ publicUrl: config.publicUrl, now: () => clock.now(), channelStates, ...connectorSettings });
 
   const accounts = new AccountService({ store, ids, clock, authCacheMs: config.authCacheMs });
@@ -196,27 +200,29 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       if (path.startsWith(config.filesDir + sep)) await rm(path, { force: true });
     }
   };
-  const channels = new ChannelService({ store, ids, clock, box, connectors, webhookAllowlist: config.webhook.allowlist, removeFiles });
+  const channels = new ChannelService({ store, ids, clock, box, connectors, webhookAllowlist: config.webhook.allowlist, removeFiles, signals });
   // service_chat's connector is the service itself: always there. It reaches the browsers through
   // the chat push relay, attached to the chat server once that exists.
   const chatPush = new ChatPushRelay();
   if (!connectors.has('service_chat')) connectors.register(createServiceChatConnector({ push: chatPush }));
-  const outbox = new Outbox(ids, clock);
-  const channelCache = new ChannelCache(channels, config.channelCacheMs, () => clock.now());
+  const outbox = new Outbox(ids, clock, signals);
+  const channelCache = new ChannelCache(channels, config.channelCacheMs, () => clock.now(), signals);
+  signals.on('channelChanged', ({ channelId }) => channelCache.forget(Number(channelId)));
   // Stored files: received attachments, profile pictures, web chat uploads ({base_url}/files/...).
   const storedFiles = new StoredFiles({ store, files: new LocalFileStore(config.filesDir), clock, baseUrl: config.publicUrl });
   // Contacts learn their platform profile on the first Get Contact; inbound events may change a
   // contact's addressing, so the send path's contact cache forgets it.
-  const forgetContact = (contactId: number) => contacts.cache.forgetContact(contactId);
   const profiles = new ProfileLoader({
     store,
     clock,
     connectors,
     files: storedFiles,
-    onContactChanged: forgetContact,
+    signals,
     logger: logger.child({ component: 'profiles' }),
   });
   const contacts = new ContactService({ store, ids, clock, channels: channelCache, cacheMs: config.channelCacheMs, removeFiles, profiles });
+  signals.on('contactChanged', ({ contactId }) => contacts.cache.forgetContact(contactId));
+  signals.on('channelForgotten', ({ channelId }) => contacts.cache.forgetChannel(channelId));
   const messages = new MessageService({
     store,
     ids,
@@ -227,13 +233,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     contacts,
     defaultPhoneRegion: config.defaultPhoneRegion,
     sharedModeMessageLimit: config.sharedModeMessageLimit,
-    // A committed send job wakes this process's send worker, and (PostgreSQL) the other processes'.
-    onJobQueued: () => {
-      wakeJobs();
-      store.jobQueue.announce();
-    },
+    signals,
   });
-  let wakeJobs: () => void = () => undefined;
+  // Committed jobs wake (PostgreSQL) the other processes' runners; this process's wake once started.
+  signals.on('jobsDue', () => store.jobQueue.announce());
   // The administration app's users: sessions, the sign-in throttle, setup links at {origin}/admin/setup.
   const adminOrigin = new URL(config.publicUrl).origin;
   const sessions = new SessionService({ store, clock });
@@ -257,7 +260,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     outbox,
     messages,
     contacts,
-    settings: new SettingsService({ store, clock, box, connectors, onChanged: (id) => channels.onChange.forEach((listener) => listener(id)) }),
+    settings: new SettingsService({ store, clock, box, connectors, signals }),
     sessions,
     users,
     passwordWork,
@@ -267,7 +270,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   // Webhooks: the attempt log and redelivery in the API; the webhook worker in startWorkers().
   const webhooks = new WebhookDeliveryService({ store, clock, wake: () => services.outbox.wake() });
   // Without a worker of its own, a process tells the others' workers about new events.
-  if (config.role === 'api') services.outbox.onWake(() => store.deliveryQueue.announce());
+  if (config.role === 'api') signals.on('webhooksDue', () => store.deliveryQueue.announce());
 
   // NLP on received text: each channel's integration (built-in, trained by a job; or an external
   // NLU server behind the address guard), asked by the inbound and web chat paths within its budget.
@@ -282,7 +285,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     statsFlushMs: 5_000,
     logger: logger.child({ component: 'nlp' }),
   });
-  channelCache.onForget.add((id) => classifier.forget(id));
+  signals.on('channelForgotten', ({ channelId }) => classifier.forget(channelId));
+  signals.on('nlpModelChanged', ({ channelId }) => classifier.forget(channelId));
   const classify = (channelId: number, content: Content) => classifier.classify(channelId, content);
   const nlp = new NlpIntegrationService({
     store,
@@ -292,10 +296,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     channel: (accountId, channelId) => channelCache.get(accountId, channelId),
     classifier,
     supportedLanguages: BUILTIN_LANGUAGES,
-    onJobQueued: () => {
-      wakeJobs();
-      store.jobQueue.announce();
-    },
+    signals,
   });
 
   // Platform callbacks (socialnet_chat, botmsg, ...): /v1/inbound/..., signed by each platform.
@@ -309,7 +310,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     files: storedFiles,
     defaultPhoneRegion: config.defaultPhoneRegion,
     publicUrl: config.publicUrl,
-    onContactChanged: forgetContact,
+    signals,
     classify,
     logger: logger.child({ component: 'inbound' }),
     onVerdict: (type, verdict) => metrics.inbound(type, verdict),
@@ -324,13 +325,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const retention = new RetentionPurge({ store, files: storedFiles, clock, settings: config.retention, logger: logger.child({ worker: 'retention' }) });
   const retentionSweeper = new RetentionSweeper({ purge: retention, intervalMs: config.retention.intervalMs, logger: logger.child({ worker: 'retention' }) });
   const notifications = new NotificationService({ store, clock, box, connectors });
-  messages.onStored.add(({ channel }) => metrics.messageAccepted(channel.type, channel.mode));
-  messages.onStored.add(({ channel, contactId, message }) => {
+  signals.on('messageStored', ({ channel }) => metrics.messageAccepted(channel.type, channel.mode));
+  signals.on('messageStored', ({ channel, contactId, message }) => {
     connectors.role(channel.type, 'localDelivery')?.deliverMessage(channelContextOf(channel), contactId, message);
   });
 
   // Channel states the platform moves (the rbm agent) and the testers of such channels.
-  const channelChanged = (id: string) => channels.onChange.forEach((listener) => listener(id));
   const platformState = new PlatformStateService({
     store,
     clock,
@@ -339,15 +339,15 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     outbox,
     connectors,
     logger: logger.child({ component: 'platform-state' }),
-    changed: channelChanged,
+    signals,
   });
-  channels.onSaved.add((channel, previous) => {
+  signals.on('channelSaved', ({ channel, previous }) => {
     platformState.saved(channel, previous).catch((err: unknown) => logger.warn({ err, channel: channel.id }, 'the platform-state check could not be queued'));
   });
-  channelStates.listen((channel, state) => {
+  signals.on('channelStateReported', ({ channel, state }) => {
     platformState.observed(channel.id, state).catch((err: unknown) => logger.warn({ err, channel: channel.id }, 'a reported channel state could not be kept'));
   });
-  const testers = new TestersService({ store, clock, box, connectors, defaultPhoneRegion: config.defaultPhoneRegion, changed: channelChanged });
+  const testers = new TestersService({ store, clock, box, connectors, defaultPhoneRegion: config.defaultPhoneRegion, signals });
 
   // Every route group, with what it needs, in the scope of its callers (api/scopes.ts).
   const baseUrl = config.publicUrl;
@@ -454,7 +454,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       store,
       clock,
       train: options.trainNlpModel ?? ((data) => trainModel(data, { timeoutMs: config.nlp.trainingTimeoutMs, memoryMb: config.nlp.trainingMemoryMb })),
-      changed: (id) => classifier.forget(id),
+      signals,
       logger: logger.child({ worker: 'nlp-training' }),
     }),
   );
@@ -479,6 +479,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     clock,
     store,
     services,
+    signals,
     ids,
     app,
     operationsApp,
@@ -513,7 +514,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
           onOutcome: (outcome, latencyMs) => metrics.webhook(outcome, latencyMs),
         });
         deliveryWorker = worker;
-        const unsubscribe = services.outbox.onWake(() => worker.wake());
+        const unsubscribe = signals.on('webhooksDue', () => worker.wake());
         worker.start();
         stoppers.push(async () => {
           unsubscribe();
@@ -567,16 +568,17 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         jobsStarted = true;
         jobsRunner = runner as QueueRunner<unknown, unknown, unknown>;
         trainingRunner = training as QueueRunner<unknown, unknown, unknown>;
-        wakeJobs = () => {
+        const unsubscribe = signals.on('jobsDue', () => {
           runner.wake();
           training.wake();
-        };
+        });
         runner.start();
         training.start();
 
         stoppers.push(
           () => runner.stop(),
           () => training.stop(),
+          async () => unsubscribe(),
         );
       }
     },

@@ -37,6 +37,7 @@ import { SharedNumberReplies } from './shared-number.js';
 import { refreshContact } from './user-profile.js';
 import { messageFailedCode } from '../../connectors/failure-codes.js';
 import { messageFailedEvent, storedFailure } from '../messages/failed-event.js';
+import type { DomainSignals } from '../signals.js';
 
 export interface InboundServiceDeps {
   store: Store;
@@ -49,8 +50,8 @@ export interface InboundServiceDeps {
   defaultPhoneRegion: string | undefined;
   /** `{base_url}`, the service's public address ending in /v1: the full URL of an inbound call is built from it. */
   publicUrl: string;
-  /** Told when an inbound event changed a contact's addressing (the send path caches contacts). */
-  onContactChanged(contactId: number): void;
+  /** Told `contactChanged` when an inbound event changed a contact's addressing (the send path caches contacts). */
+  signals: DomainSignals;
   /** NLP on received text: the result for the message's `nlp`, or undefined (never throws, bounded by its time budget). */
   classify?(channelId: number, content: Content): Promise<NlpField | undefined>;
   logger?: Pick<Logger, 'warn' | 'info'>;
@@ -126,7 +127,7 @@ export class InboundService {
       ids: deps.ids,
       clock: deps.clock,
       defaultPhoneRegion: deps.defaultPhoneRegion,
-      onChanged: (id) => deps.onContactChanged(id),
+      onChanged: (contactId) => deps.signals.emit('contactChanged', { contactId }),
     });
     this.sharedNumber = new SharedNumberReplies({ store: deps.store, box: deps.box, phoneOf: (raw) => this.contacts.phoneOf(raw) });
   }
