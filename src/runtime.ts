@@ -93,13 +93,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const { store, signals } = base;
   const { storedFiles, removeFiles } = wireFiles(config, store, base.clock);
   const { connectors, chatPush } = wireConnectors({ ...base, settings: connectorSettings }, options.connectors);
-  const classifier = wireClassifier(base);
+  const nlp = wireClassifier(base);
   const running = new RunningQueues();
-  const operations = wireOperations({ ...base, classifier: classifier.classifier, running });
+  const operations = wireOperations({ ...base, classifier: nlp.classifier, running });
   const { metrics, readiness } = operations;
   const channels = wireChannels(base, connectors, removeFiles);
-  const services = wireServices(base, { connectors, channels, classifier, storedFiles, removeFiles, metrics });
-  const chat = wireChat(base, storedFiles, classifier.classify);
+  const services = wireServices(base, { connectors, channels, classifier: nlp, storedFiles, removeFiles, metrics });
+  const chat = wireChat(base, storedFiles, nlp.classify);
   const sweepers = wireSweepers(base, storedFiles);
   const jobs = jobKindsOf(base, { connectors, channelCache: channels.channelCache, platformState: services.platformState, metrics });
   const workers = wireWorkers(base, { running, operations, metrics, sweepers, kinds: { jobs, training: trainingJobKinds(base, options.trainNlpModel) } });
@@ -122,7 +122,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     chat: chatServer,
     webhookStats: () => (running.webhooks ? { ...running.webhooks.stats } : null),
     jobStats: () => (running.jobs ? { ...running.jobs.stats } : null),
-    nlpStats: () => ({ ...classifier.classifier.stats.totals }),
+    nlpStats: () => ({ ...nlp.classifier.stats.totals }),
     sweepUploads: () => sweepers.uploads.sweep(),
     purgeRetention: (signal) => sweepers.retention.purge(signal),
     startWorkers: () => workers.start(),
@@ -134,8 +134,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       await workers.stop();
       // Last of the listeners: a worker answers 503 on /readyz while its queues drain.
       await operationsApp?.close();
-      await classifier.classifier.flushStats();
-      await classifier.calls.close();
+      await nlp.classifier.flushStats();
+      await nlp.calls.close();
       await store.close();
     },
   };
