@@ -2,19 +2,12 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { loadConfig, newEncryptionKey, ConfigError, type Config } from './config.js';
 import { openStore } from './store/open.js';
-import { AccountService, type Account } from './domain/accounts/service.js';
-import { IdGenerator } from './lib/ids.js';
-import { systemClock } from './lib/clock.js';
+import type { Account } from './domain/accounts/service.js';
 import { isPlan, PLAN_NAMES, type Plan } from './domain/accounts/plans.js';
-import { LocalFileStore } from './files/file-store.js';
 import { serve } from './main.js';
-import { SessionService } from './domain/users/sessions.js';
-import { SignInThrottle } from './domain/users/throttle.js';
-import { PasswordWork } from './domain/users/hashing.js';
-import { UserService } from './domain/users/service.js';
 import { isRole, ROLES, userJson } from './domain/users/views.js';
 import { ApiError } from './lib/errors.js';
-import type { Store } from './store/store.js';
+import { openAccountServices, type AccountServices } from './wiring/accounts.js';
 import { BACKUP_USAGE, runBackupCommand } from './backup/commands.js';
 
 const USAGE = `parley <command>
@@ -70,44 +63,26 @@ function accountJson(a: Account): Record<string, unknown> {
   return { id: String(a.id), name: a.name, plan: a.plan, hourly_limit: a.hourlyLimit, concurrency: a.concurrency };
 }
 
-/** Account, token and user commands work on the store directly; no server needs to run. */
-async function withAccounts<T>(config: Config, work: (accounts: AccountService, store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
+/**
+ * Account, token and user commands work on the store directly; no server needs to run. Their
+ * services come from the server's own wiring (wiring/accounts.ts): users' setup links point at
+ * PUBLIC_URL's origin, deleted accounts' files are removed, as in the server.
+ */
+async function withAccounts<T>(config: Config, work: (services: AccountServices) => Promise<T>): Promise<T> {
+  const services = await openAccountServices(config);
   try {
-    await store.migrate();
-    const files = new LocalFileStore(config.filesDir);
-    const accounts = new AccountService({
-      store,
-      ids: new IdGenerator(() => store.idInstance()),
-      clock: systemClock,
-      authCacheMs: 0,
-      removeFiles: (keys) => files.remove(keys),
-    });
-    return await work(accounts, store);
+    return await work(services);
   } finally {
-    await store.close();
+    await services.store.close();
   }
 }
 
-/** The administration app's users, as the server makes them (setup links point at PUBLIC_URL's origin). */
-async function withUsers<T>(config: Config, work: (users: UserService, accounts: AccountService) => Promise<T>): Promise<T> {
-  return withAccounts(config, async (accounts, store) => {
-    const ids = new IdGenerator(() => store.idInstance());
-    const clock = systemClock;
-    const users = new UserService({
-      store,
-      ids,
-      clock,
-      sessions: new SessionService({ store, clock }),
-      throttle: new SignInThrottle({ store, clock, ids }),
-      hashing: new PasswordWork(),
-      passwordCost: config.admin.passwordCost,
-      setupUrl: `${new URL(config.publicUrl).origin}/admin/setup`,
-    });
+/** The user commands: the domain's refusals (a taken e-mail, the last owner) are the operator's to fix, exit 1 with the reason. */
+async function withUsers<T>(config: Config, work: (services: AccountServices) => Promise<T>): Promise<T> {
+  return withAccounts(config, async (services) => {
     try {
-      return await work(users, accounts);
+      return await work(services);
     } catch (error) {
-      // The domain's refusals (a taken e-mail, the last owner) are the operator's to fix: exit 1 with the reason.
       if (error instanceof ApiError) throw new Refusal(error.message);
       throw error;
     }
@@ -155,7 +130,7 @@ export async function runCli(argv: string[]): Promise<number> {
         },
       });
       if (sub === 'list') {
-        const list = await withAccounts(config, (accounts) => accounts.listAccounts());
+        const list = await withAccounts(config, ({ accounts }) => accounts.listAccounts());
         print(list.map(accountJson));
         return 0;
       }
@@ -170,14 +145,14 @@ export async function runCli(argv: string[]): Promise<number> {
           concurrency: limit('concurrency', values.concurrency),
         };
         if (Object.values(changes).every((v) => v === undefined)) throw new UsageError('account update needs --name, --plan, --hourly-limit or --concurrency');
-        const account = await withAccounts(config, (accounts) => accounts.updateAccount(id, changes));
+        const account = await withAccounts(config, ({ accounts }) => accounts.updateAccount(id, changes));
         if (!account) throw new Refusal(`no account ${id}`);
         print(accountJson(account));
         return 0;
       }
       if (sub === 'delete') {
         const id = accountIdOf(values.account);
-        return withAccounts(config, async (accounts) => {
+        return withAccounts(config, async ({ accounts }) => {
           const account = await accounts.findAccount(id);
           if (!account) throw new Refusal(`no account ${id}`);
           if (!values.yes) {
@@ -197,7 +172,7 @@ export async function runCli(argv: string[]): Promise<number> {
       const plan = values.plan;
       const hourlyLimit = positiveInt('hourly-limit', values['hourly-limit']);
       const concurrency = positiveInt('concurrency', values.concurrency);
-      const account = await withAccounts(config, (accounts) => accounts.createAccount({ name: values.name as string, plan, hourlyLimit, concurrency }));
+      const account = await withAccounts(config, ({ accounts }) => accounts.createAccount({ name: values.name as string, plan, hourlyLimit, concurrency }));
       print(accountJson(account));
       return 0;
     }
@@ -205,7 +180,7 @@ export async function runCli(argv: string[]): Promise<number> {
       const { values } = parseArgs({ args: rest, options: { account: { type: 'string' }, token: { type: 'string' }, id: { type: 'string' } } });
       if (sub === 'create' || sub === 'list') {
         const accountId = accountIdOf(values.account);
-        return withAccounts(config, async (accounts) => {
+        return withAccounts(config, async ({ accounts }) => {
           if (!(await accounts.findAccount(accountId))) throw new Refusal(`no account ${accountId}`);
           if (sub === 'list') {
             print(await accounts.listTokens(accountId));
@@ -220,7 +195,7 @@ export async function runCli(argv: string[]): Promise<number> {
         if ((values.token === undefined) === (values.id === undefined)) throw new UsageError('token revoke needs --token T or --id ID (one of them)');
         if (values.id !== undefined && !/^[0-9]{1,16}$/.test(values.id)) throw new UsageError('--id must be a token id (digits)');
         const named = values.id !== undefined ? `token ${values.id}` : 'that token';
-        const outcome = await withAccounts(config, (accounts) =>
+        const outcome = await withAccounts(config, ({ accounts }) =>
           values.id !== undefined ? accounts.revokeTokenById(Number(values.id)) : accounts.revokeTokenByValue(values.token as string),
         );
         if (outcome === 'unknown') throw new Refusal(`no such token: ${named} does not exist`);
@@ -240,7 +215,7 @@ export async function runCli(argv: string[]): Promise<number> {
         if (!values.email) throw new UsageError('--email is required');
         if (!isRole(values.role)) throw new UsageError(`--role must be one of: ${ROLES.join(', ')}`);
         const role = values.role;
-        const made = await withUsers(config, async (users, accounts) => {
+        const made = await withUsers(config, async ({ users, accounts }) => {
           if (!(await accounts.findAccount(accountId))) throw new Refusal(`no account ${accountId}`);
           return users.createUser({ accountId, email: values.email as string, role, password: values.password });
         });
@@ -249,7 +224,7 @@ export async function runCli(argv: string[]): Promise<number> {
       }
       if (sub === 'list') {
         const accountId = accountIdOf(values.account);
-        const list = await withUsers(config, async (users, accounts) => {
+        const list = await withUsers(config, async ({ users, accounts }) => {
           if (!(await accounts.findAccount(accountId))) throw new Refusal(`no account ${accountId}`);
           return users.listUsers(accountId);
         });
@@ -258,7 +233,7 @@ export async function runCli(argv: string[]): Promise<number> {
       }
       if (sub === 'remove') {
         const id = userIdOf(values.id);
-        await withUsers(config, async (users) => {
+        await withUsers(config, async ({ users }) => {
           const user = await users.findUser(id);
           if (!user) throw new Refusal(`no user ${id}`);
           await users.removeUser(user.accountId, id, null);
@@ -268,7 +243,7 @@ export async function runCli(argv: string[]): Promise<number> {
       }
       if (sub === 'reset-password') {
         const id = userIdOf(values.id);
-        const link = await withUsers(config, async (users) => {
+        const link = await withUsers(config, async ({ users }) => {
           if (!(await users.findUser(id))) throw new Refusal(`no user ${id}`);
           return users.resetPassword(id);
         });

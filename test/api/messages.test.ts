@@ -20,7 +20,7 @@ for (const { dialect, skip } of await dialects()) {
       calls = fake.calls;
       s = await startTestApp(dialect, { connectors: fake.registry });
       stored = [];
-      s.runtime.services.messages.onStored.add((m) => stored.push(m));
+      s.runtime.signals.on('messageStored', (m) => stored.push(m));
       mobileTest = await createChannel(s.api, 'mobile', 'test');
       chat = await createChannel(s.api, 'service_chat');
     });
@@ -441,7 +441,7 @@ for (const { dialect, skip } of await dialects()) {
       assert.match(refused.body.errors[0].message, /test mode/);
       const setConfig = async (config: Record<string, unknown>) => {
         await s.runtime.store.channels.update(s.accountId, Number(rbm), { config: JSON.stringify({ agent_name: 'Agent', region: 'europe', ...config }) });
-        s.runtime.services.channels.onChange.forEach((l) => l(rbm));
+        s.runtime.signals.emit('channelChanged', { channelId: rbm });
       };
       await setConfig({ agent_state: 'created', testers: { '+420601000001': 'accepted', '+420601000002': 'pending' } });
       assert.equal((await send(s.api, rbm, { phone_number: '+420 601 000 001' }, TEXT)).status, 201);

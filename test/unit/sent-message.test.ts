@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sentMessageUnit, type SentMessage } from '../../src/domain/messages/sent-message.js';
+import { createSignals } from '../../src/domain/signals.js';
 import { Outbox } from '../../src/domain/events/outbox.js';
 import type { Channel } from '../../src/domain/channels/view.js';
 import type { ContactRow } from '../../src/store/repos/contacts.js';
@@ -53,7 +54,7 @@ function message(overrides: Partial<SentMessage>): SentMessage {
   };
 }
 
-const outbox = () => new Outbox(new IdGenerator(0, () => NOW), new ManualClock(NOW));
+const outbox = () => new Outbox(new IdGenerator(0, () => NOW), new ManualClock(NOW), createSignals(() => undefined));
 
 describe('the sent side of Send Message as one write unit', () => {
   test('a queued message: the row with its request facts, a new contact ensured, the message_echo event and its webhook delivery', () => {

@@ -12,6 +12,7 @@ import { channelContextOf, type ConnectorRegistry } from '../../connectors/conne
 import { CREATE_SCHEMAS, UPDATE_SCHEMAS } from './schemas.js';
 import { decodeChannel, type Channel } from './view.js';
 import { checkWebhookUrl } from './webhook-url.js';
+import type { DomainSignals } from '../signals.js';
 
 export interface ChannelServiceDeps {
   store: Store;
@@ -23,6 +24,8 @@ export interface ChannelServiceDeps {
   webhookAllowlist: readonly string[];
   /** Removes stored file bytes (the file store); the rows go with the channel. */
   removeFiles?: (storageKeys: readonly string[]) => Promise<void>;
+  /** Told `channelSaved` after a create or an API update, `channelChanged` after any change or delete. */
+  signals: DomainSignals;
 }
 
 const WEBHOOK_SECRET_LENGTH = 30;
@@ -37,11 +40,6 @@ function parseSsl(value: unknown): boolean {
 }
 
 export class ChannelService {
-  /** Called after a channel changed or was deleted, so per-process caches drop it. */
-  readonly onChange = new Set<(channelId: string) => void>();
-  /** Called after a channel was created (`previous` null) or updated through the API, with what it was before. */
-  readonly onSaved = new Set<(channel: Channel, previous: Channel | null) => void>();
-
   constructor(private readonly deps: ChannelServiceDeps) {}
 
   private requireType(body: Record<string, unknown>): ChannelType {
@@ -138,7 +136,7 @@ export class ChannelService {
     await this.deps.store.channels.insert(row);
     const created = decodeChannel(row, this.deps.box);
     await this.register(created, null, () => this.deps.store.channels.delete(accountId, id).then(() => undefined));
-    for (const listener of this.onSaved) listener(created, null);
+    this.deps.signals.emit('channelSaved', { channel: created, previous: null });
     return created;
   }
 
@@ -227,7 +225,7 @@ export class ChannelService {
         this.changed(current.id);
       });
     }
-    for (const listener of this.onSaved) listener(updated, current);
+    this.deps.signals.emit('channelSaved', { channel: updated, previous: current });
     return updated;
   }
 
@@ -261,6 +259,6 @@ export class ChannelService {
   }
 
   private changed(channelId: string): void {
-    for (const listener of this.onChange) listener(channelId);
+    this.deps.signals.emit('channelChanged', { channelId });
   }
 }

@@ -57,7 +57,6 @@ export class ContactService {
 
   constructor(private readonly deps: ContactServiceDeps) {
     this.cache = new ContactCache(deps.cacheMs, () => deps.clock.now());
-    deps.channels.onForget.add((channelId) => this.cache.forgetChannel(channelId));
   }
 
   /** Newest first, unless the page asks for the most recently active first or a search (ContactPage). */

@@ -4,6 +4,7 @@ import type { IdGenerator } from '../../lib/ids.js';
 import type { Clock } from '../../lib/clock.js';
 import { isoTime } from '../../lib/clock.js';
 import type { EventEnvelope, EventType } from '../../schemas/events.js';
+import type { DomainSignals } from '../signals.js';
 
 export interface OutboxChannel {
   id: string;
@@ -25,14 +26,13 @@ export interface EventInput {
 /**
  * Every event is a row first: `append` writes the event, and a delivery when the channel has a
  * webhook, inside the caller's transaction, so the change and its event commit or fail together.
- * Workers deliver the rows; `wake` tells the local workers after a commit that work is due.
+ * Workers deliver the rows; `wake` signals `webhooksDue` after a commit, so the webhook worker claims them.
  */
 export class Outbox {
-  private readonly listeners = new Set<() => void>();
-
   constructor(
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
+    private readonly signals: DomainSignals,
   ) {}
 
   async append(tx: Repos, input: EventInput): Promise<{ eventId: string; deliveryId: string | null; body: string }> {
@@ -84,13 +84,8 @@ export class Outbox {
     return { event, delivery };
   }
 
-  onWake(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
   /** Call after the transaction that appended events has committed. */
   wake(): void {
-    for (const listener of this.listeners) listener();
+    this.signals.emit('webhooksDue');
   }
 }

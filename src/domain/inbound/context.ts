@@ -15,6 +15,7 @@ import type { Outbox } from '../events/outbox.js';
 import type { Channel } from '../channels/view.js';
 import type { InboundContacts } from './contacts.js';
 import type { SharedNumberReplies } from './shared-number.js';
+import type { DomainSignals } from '../signals.js';
 
 export interface InboundServiceDeps {
   store: Store;
@@ -27,8 +28,8 @@ export interface InboundServiceDeps {
   defaultPhoneRegion: string | undefined;
   /** `{base_url}`, the service's public address ending in /v1: the full URL of an inbound call is built from it. */
   publicUrl: string;
-  /** Told when an inbound event changed a contact's addressing (the send path caches contacts). */
-  onContactChanged(contactId: number): void;
+  /** Told `contactChanged` when an inbound event changed a contact's addressing (the send path caches contacts). */
+  signals: DomainSignals;
   /** NLP on received text: the result for the message's `nlp`, or undefined (never throws, bounded by its time budget). */
   classify?(channelId: number, content: Content): Promise<NlpField | undefined>;
   logger?: Pick<Logger, 'warn' | 'info'>;

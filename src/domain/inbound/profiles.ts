@@ -5,13 +5,15 @@ import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/logger.js';
 import { channelContextOf, type ConnectorRegistry } from '../../connectors/connector.js';
 import type { Channel } from '../channels/view.js';
+import type { DomainSignals } from '../signals.js';
 
 export interface ProfileLoaderDeps {
   store: Store;
   clock: Clock;
   connectors: ConnectorRegistry;
   files: StoredFiles;
-  onContactChanged(contactId: number): void;
+  /** Told `contactChanged` after a contact's profile was saved. */
+  signals: DomainSignals;
   logger?: Pick<Logger, 'warn'>;
 }
 
@@ -93,7 +95,7 @@ export class ProfileLoader {
     // A name the client gave (with a send by phone number) is kept.
     if (name && row.name === null) changes.name = name;
     await this.deps.store.contacts.update(row.account_id, row.channel_id, row.id, changes);
-    this.deps.onContactChanged(row.id);
+    this.deps.signals.emit('contactChanged', { contactId: row.id });
     return { ...row, ...changes } as ContactRow;
   }
 }

@@ -75,7 +75,7 @@ export class InboundService {
       ids: deps.ids,
       clock: deps.clock,
       defaultPhoneRegion: deps.defaultPhoneRegion,
-      onChanged: (id) => deps.onContactChanged(id),
+      onChanged: (contactId) => deps.signals.emit('contactChanged', { contactId }),
     });
     this.contacts = contacts;
     const sharedNumber = new SharedNumberReplies({ store: deps.store, box: deps.box, phoneOf: (raw) => contacts.phoneOf(raw) });

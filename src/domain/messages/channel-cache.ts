@@ -1,27 +1,25 @@
 import { ApiError } from '../../lib/errors.js';
 import type { Channel } from '../channels/view.js';
+import type { DomainSignals } from '../signals.js';
 
 export interface ChannelSource {
   get(accountId: number, id: number): Promise<Channel>;
-  readonly onChange: Set<(channelId: string) => void>;
 }
 
 /**
  * Channels by id, per process: the send path reads no channel row while the entry lives.
- * ChannelService.onChange drops an entry when this process changes or deletes the channel; the
- * time to live bounds how long a change made by another instance can go unseen.
+ * The `channelChanged` signal drops an entry when this process changes or deletes the channel (the
+ * runtime's wiring calls `forget`); the time to live bounds how long a change made by another
+ * instance can go unseen. Dropping an entry signals `channelForgotten`.
  */
 export class ChannelCache {
   private readonly entries = new Map<number, { channel: Channel; expires: number }>();
-  readonly onForget = new Set<(channelId: number) => void>();
-
   constructor(
     private readonly source: ChannelSource,
     private readonly ttlMs: number,
     private readonly now: () => number,
-  ) {
-    source.onChange.add((id) => this.forget(Number(id)));
-  }
+    private readonly signals: DomainSignals,
+  ) {}
 
   /** The account's channel, or undefined when it has none with this id. */
   async find(accountId: number, id: number): Promise<Channel | undefined> {
@@ -49,6 +47,6 @@ export class ChannelCache {
 
   forget(id: number): void {
     this.entries.delete(id);
-    for (const listener of this.onForget) listener(id);
+    this.signals.emit('channelForgotten', { channelId: id });
   }
 }

@@ -24,6 +24,9 @@ import { sentMessageUnit, type SendOutcome } from './sent-message.js';
 import { messageWithStatusView } from './status-view.js';
 import { capabilitiesView, type CapabilitiesView } from './capabilities-view.js';
 import { sendJobRows } from '../sending/send-job-row.js';
+import type { DomainSignals } from '../signals.js';
+
+export type { StoredMessage } from '../signals.js';
 
 export interface MessageServiceDeps {
   store: Store;
@@ -36,15 +39,8 @@ export interface MessageServiceDeps {
   defaultPhoneRegion: string | undefined;
   /** Messages a channel in `shared` mode may send. */
   sharedModeMessageLimit: number;
-  /** Called after a send job committed: wakes the send workers (here, and on PostgreSQL the other processes'). */
-  onJobQueued?: () => void;
-}
-
-/** Reported after a sent message has committed (the chat server pushes service_chat ones to browsers). */
-export interface StoredMessage {
-  channel: Channel;
-  contactId: string;
-  message: MessageView;
+  /** Told `jobsDue` after a send job committed, `messageStored` after each sent message committed. */
+  signals: DomainSignals;
 }
 
 export interface SendResult {
@@ -68,8 +64,6 @@ function platformError(message: string): ApiError {
  * the store as one write unit, grouped with concurrent sends (group commit). Nothing is read back.
  */
 export class MessageService {
-  /** Called after each sent message has committed. Listeners must not throw. */
-  readonly onStored = new Set<(stored: StoredMessage) => void>();
   private readonly sharedInFlight = new Map<string, number>();
 
   constructor(private readonly deps: MessageServiceDeps) {}
@@ -194,9 +188,9 @@ export class MessageService {
       if (path === 'queued') unit.insert.jobs = this.sendJobs(channel, id, contact.row.id, metadata, correlationId, now);
       await this.commit(unit, row, channel, contact);
       if (unit.insert.deliveries) deps.outbox.wake();
-      if (path === 'queued') deps.onJobQueued?.();
+      if (path === 'queued') deps.signals.emit('jobsDue');
       if (outcome.status === 'failed') throw platformError(outcome.failure.message);
-      this.emit({ channel, contactId: String(contact.row.id), message: view });
+      deps.signals.emit('messageStored', { channel, contactId: String(contact.row.id), message: view });
       return { message: view, replayed: false };
     } finally {
       releaseShared?.();
@@ -303,16 +297,6 @@ export class MessageService {
     } catch (error) {
       release();
       throw error;
-    }
-  }
-
-  private emit(stored: StoredMessage): void {
-    for (const listener of this.onStored) {
-      try {
-        listener(stored);
-      } catch {
-        // A listener (the chat push) must not undo a committed send.
-      }
     }
   }
 }

@@ -10,6 +10,7 @@ import { integrationView, trainingDataOf, externalConfigOf, type StoredConfig } 
 import { checkTrainingData } from './training-data.js';
 import { nlpTrainingJobKind, NLP_TRAINING_MAX_ATTEMPTS } from './training-job.js';
 import type { ReceivedTextClassifier } from './classifier.js';
+import type { DomainSignals } from '../signals.js';
 
 export interface NlpIntegrationServiceDeps {
   store: Store;
@@ -21,8 +22,8 @@ export interface NlpIntegrationServiceDeps {
   classifier: ReceivedTextClassifier;
   /** The languages the built-in engine has. */
   supportedLanguages: readonly string[];
-  /** Told after a training job committed (wakes the jobs runners). */
-  onJobQueued(): void;
+  /** Told `jobsDue` after a training job committed (wakes the jobs runners). */
+  signals: DomainSignals;
 }
 
 const BUILTIN_ONLY = ['languages', 'intents', 'entities'] as const;
@@ -189,7 +190,7 @@ export class NlpIntegrationService {
       }
     });
     this.deps.classifier.forget(channelId);
-    if (retrain) this.deps.onJobQueued();
+    if (retrain) this.deps.signals.emit('jobsDue');
     return row;
   }
 }

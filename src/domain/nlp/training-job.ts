@@ -5,6 +5,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/logger.js';
 import type { NlpTrainingData } from '../../schemas/nlp.js';
 import { trainingDataOf } from './view.js';
+import type { DomainSignals } from '../signals.js';
 
 /**
  * The training of a built-in integration's model, off the request path: a job per change of the
@@ -38,8 +39,8 @@ export interface NlpTrainingJobDeps {
   clock: Clock;
   /** Trains a model from the data (off the event loop) and answers it serialised. */
   train(data: NlpTrainingData): Promise<string>;
-  /** Told when a channel's training state or model changed (the classifier drops what it holds). */
-  changed(channelId: number): void;
+  /** Told `nlpModelChanged` when a channel's training state or model changed (the classifier drops what it holds). */
+  signals: DomainSignals;
   logger: Pick<Logger, 'info' | 'warn'>;
 }
 
@@ -58,7 +59,7 @@ export function nlpTrainingJob(deps: NlpTrainingJobDeps): JobKind<Input> {
       if (!head || head.kind !== 'builtin' || head.training_version !== version) return { ok: true };
       if (head.model_version !== null && head.model_version >= version) return { ok: true };
       if (!(await store.nlp.startTraining(channelId, version, clock.now()))) return { ok: true };
-      deps.changed(channelId);
+      deps.signals.emit('nlpModelChanged', { channelId });
       const started = Date.now();
       let model: string;
       try {
@@ -66,18 +67,18 @@ export function nlpTrainingJob(deps: NlpTrainingJobDeps): JobKind<Input> {
       } catch (error) {
         const message = `The training failed: ${messageOf(error)}`;
         await store.nlp.trainingFailed(channelId, version, message, clock.now());
-        deps.changed(channelId);
+        deps.signals.emit('nlpModelChanged', { channelId });
         deps.logger.warn({ channel: String(channelId), version, err: error }, 'NLP training failed');
         return { ok: false, retryable: false, error: message };
       }
       const saved = await store.transaction((tx) => tx.nlp.saveModel(channelId, version, model, clock.now()));
-      deps.changed(channelId);
+      deps.signals.emit('nlpModelChanged', { channelId });
       if (saved) deps.logger.info({ channel: String(channelId), version, ms: Date.now() - started, bytes: model.length }, 'NLP model trained');
       return { ok: true };
     },
     async onEnded({ version }: Input, job: EndedJob): Promise<void> {
       await store.nlp.trainingFailed(job.channelId, version, `The training did not finish (${job.reason}); save the integration again to retry.`, clock.now());
-      deps.changed(job.channelId);
+      deps.signals.emit('nlpModelChanged', { channelId: job.channelId });
     },
   };
 }

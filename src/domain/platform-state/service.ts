@@ -10,6 +10,7 @@ import { newJob } from '../../queue/jobs-task.js';
 import type { Outbox } from '../events/outbox.js';
 import { decodeChannel, type Channel } from '../channels/view.js';
 import { platformStateJobKind, PLATFORM_STATE_MAX_ATTEMPTS } from './job.js';
+import type { DomainSignals } from '../signals.js';
 
 export interface PlatformStateDeps {
   store: Store;
@@ -19,8 +20,8 @@ export interface PlatformStateDeps {
   outbox: Outbox;
   connectors: ConnectorRegistry;
   logger: Pick<Logger, 'info' | 'warn'>;
-  /** Tells the per-process caches that a channel changed. */
-  changed(channelId: string): void;
+  /** Told `channelChanged` so the per-process caches drop a channel whose state moved. */
+  signals: DomainSignals;
 }
 
 /** Configuration key of the state the platform was last asked for (so it is asked once per client write). */
@@ -173,7 +174,7 @@ export class PlatformStateService {
       }
     });
     if (wake) outbox.wake();
-    this.deps.changed(channel.id);
+    this.deps.signals.emit('channelChanged', { channelId: channel.id });
     if (platform.state !== previous) this.deps.logger.info({ channel: channel.id, from: previous, to: platform.state }, 'the platform moved the channel state');
     return platform.state;
   }

@@ -6,6 +6,7 @@ import { toE164 } from '../../lib/phone.js';
 import { definitionOf } from '../../channel-types/index.js';
 import { channelContextOf, type ChannelTesters, type ConnectorRegistry, type PlatformFailure, type Tester } from '../../connectors/connector.js';
 import { decodeChannel, type Channel } from '../channels/view.js';
+import type { DomainSignals } from '../signals.js';
 
 export interface TestersDeps {
   store: Store;
@@ -13,7 +14,8 @@ export interface TestersDeps {
   box: SecretBox;
   connectors: ConnectorRegistry;
   defaultPhoneRegion?: string;
-  changed(channelId: string): void;
+  /** Told `channelChanged` after the testers list changed. */
+  signals: DomainSignals;
 }
 
 /** A tester as the API shows it (beyond the specification). */
@@ -62,7 +64,7 @@ export class TestersService {
     update(testers);
     config[key] = testers;
     await this.deps.store.channels.update(channel.accountId, Number(channel.id), { config: JSON.stringify(config), updated_at: this.deps.clock.now() });
-    this.deps.changed(channel.id);
+    this.deps.signals.emit('channelChanged', { channelId: channel.id });
   }
 
   async list(accountId: number, channelId: number): Promise<TesterView[]> {

@@ -6,14 +6,15 @@ import type { ConnectorRegistry } from '../../connectors/connector.js';
 import type { ChannelMode } from '../../schemas/channel-types.js';
 import { definitionOf } from '../../channel-types/index.js';
 import { decodeChannel, type Channel } from '../channels/view.js';
+import type { DomainSignals } from '../signals.js';
 
 export interface SettingsServiceDeps {
   store: Store;
   clock: Clock;
   box: SecretBox;
   connectors: ConnectorRegistry;
-  /** Told after a channel's settings changed, so per-process channel caches drop it. */
-  onChanged?: (channelId: string) => void;
+  /** Told `channelChanged` after a channel's settings changed, so per-process channel caches drop it. */
+  signals: DomainSignals;
 }
 
 export type Settings = Record<string, unknown>;
@@ -63,7 +64,7 @@ export class SettingsService {
 
     if (spec.appliedOnPlatform) await this.applyOnPlatform(channel, settingsView({ type: channel.type, settings: next }), [...changed]);
     await this.deps.store.channels.update(accountId, channelId, { settings: JSON.stringify(next), updated_at: this.deps.clock.now() });
-    this.deps.onChanged?.(channel.id);
+    this.deps.signals.emit('channelChanged', { channelId: channel.id });
     return settingsView({ type: channel.type, settings: next });
   }
 
