@@ -300,7 +300,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List Contacts (newest first) */
+    /**
+     * List Contacts (newest first; by last activity or searched on request)
+     * @description Beyond the specification: `order=last_activity` lists the contacts whose newest message is newest first (contacts without messages last), and `q` keeps those whose name, phone number, e-mail address or user reference contains it, in any case, or whose id it is. Without them the list is the specification's.
+     */
     get: operations['listContacts'];
     put?: never;
     post?: never;
@@ -4888,6 +4891,10 @@ export interface operations {
         max?: number;
         /** @description Offset of the first result. */
         offset?: number;
+        /** @description newest: newest contact first (the default). last_activity: the contact with the newest message first. */
+        order?: 'newest' | 'last_activity';
+        /** @description Only contacts whose name, phone number, e-mail address or user reference contains this text, in any case, or whose id it is. */
+        q?: string;
       };
       header?: never;
       path: {
