@@ -17,7 +17,7 @@ import { applyEvent } from './events.js';
 import { MediaUnavailable } from './media.js';
 import { SharedNumberReplies } from './shared-number.js';
 
-export type { InboundServiceDeps, InboundTrace, InboundVerdict } from './context.js';
+export type { InboundServiceDeps, InboundTrace } from './context.js';
 
 function verdictOf(error: unknown, checked: boolean): InboundVerdict {
   if (!(error instanceof ApiError)) return 'failed';
