@@ -69,6 +69,10 @@ export abstract class KyselyStore extends Repos implements Store {
     return null;
   }
 
+  queriesElsewhere(): Promise<number | null> {
+    return Promise.resolve(null);
+  }
+
   abstract batchWrite(unit: WriteUnit): Promise<void>;
   abstract openClusterBus(onError: (error: Error) => void): ClusterBus | null;
   abstract ping(): Promise<void>;

@@ -140,6 +140,12 @@ export interface Store extends Repos {
   pendingMigrations(): Promise<string[]>;
   /** The query pool's connections (PostgreSQL); null on SQLite, which has one connection. */
   poolUse(): PoolUse | null;
+  /**
+   * Queries of other sessions running on the database now, plus this process's queries waiting
+   * for a pooled connection: how busy the store is, for the retention purge's pace. Null on
+   * SQLite, whose one process sees its load on its event loop.
+   */
+  queriesElsewhere(): Promise<number | null>;
   close(): Promise<void>;
 }
 

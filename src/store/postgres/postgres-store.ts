@@ -118,6 +118,14 @@ export class PostgresStore extends KyselyStore {
     return { total: totalCount, idle: idleCount, waiting: waitingCount };
   }
 
+  /** Sessions of other clients running a query (their own state only: without pg_read_all_stats another role's are not seen). */
+  override async queriesElsewhere(): Promise<number> {
+    const { rows } = await sql<{ n: number }>`
+      select count(*)::int as n from pg_stat_activity
+      where state = 'active' and pid <> pg_backend_pid() and backend_type = 'client backend' and datname = current_database()`.execute(this.db);
+    return (rows[0]?.n ?? 0) + this.connections.pool.waitingCount;
+  }
+
   /** Ready: the database answers and this process holds its instance number. */
   async ping(): Promise<void> {
     if (!this.lease.isHeld) throw new StoreUnavailable('the instance number is not held: its lease is being taken back');

@@ -1,0 +1,120 @@
+import type { Clock } from '../../lib/clock.js';
+
+/** How the purge's pace is bounded (docs/retention.md#pacing). */
+export interface PacerSettings {
+  /** The largest batch, taken when the service is idle (RETENTION_BATCH_SIZE). */
+  maxBatch: number;
+  /** The shortest pause between batches, taken when the service is idle (RETENTION_BATCH_PAUSE_MS). */
+  minPauseMs: number;
+  /** The share of the time (percent) the purge's batches may take while the service is busy (RETENTION_LOAD_SHARE_PERCENT). */
+  loadSharePercent: number;
+  /** The longest a batch may take while the service is busy: longer ones are halved. */
+  busyBatchMs: number;
+}
+
+/** What the service was doing while the purge paused, as far as this process can tell. */
+export interface LoadSample {
+  /** Share (0..1) of the pause this process's event loop spent working; null: not measured. */
+  eventLoopBusy: number | null;
+  /** Queries of the store running or waiting for a connection, the purge's own apart; null: unknown (SQLite). */
+  queriesElsewhere: number | null;
+}
+
+/** The next batch's size and the pause before it. */
+export interface Pace {
+  batch: number;
+  pauseMs: number;
+}
+
+/** The event loop counts as busy above this share of a pause. */
+const BUSY_EVENT_LOOP = 0.3;
+/** A batch this many times slower than the quickest of its size is taken for a busy database. */
+const BUSY_SLOWDOWN = 2;
+/** Batches shorter than this say nothing about the load (timer resolution, one round trip). */
+const MEASURABLE_MS = 1;
+/** Idle batches in a row before the purge takes the service for idle again. */
+const CALM_BATCHES = 3;
+/** The longest pause, whatever a batch took: the purge always moves. */
+export const MAX_PAUSE_MS = 2_000;
+/** The smallest batch. */
+export const MIN_BATCH = 10;
+
+/**
+ * Paces the retention purge by what it measures (additive increase, multiplicative decrease).
+ * Each batch is timed; a batch much slower than the quickest batch of its size seen in the pass,
+ * this process's event loop busy during the pause, or other queries running on the store mark
+ * the service busy. Busy: the batch halves until it takes at most `busyBatchMs`, and the pause
+ * after it is long enough that batches take at most `loadSharePercent` of the time. Idle for a
+ * few batches in a row: the batch grows by a tenth of the largest and the pause is `minPauseMs`.
+ * A pass starts cautious (small batch, busy), as a purge may start in the middle of the load.
+ *
+ * Guarantees: a batch of at least MIN_BATCH rows at least every MAX_PAUSE_MS plus one batch,
+ * whatever the load; under load the purge keeps about `loadSharePercent` of its idle pace.
+ */
+export class PurgePacer {
+  private batch: number;
+  private busy = true;
+  private calm = 0;
+  private startedAt: number | null = null;
+  /** The quickest batch seen per batch-size class (powers of two), ms. */
+  private readonly quickest = new Map<number, number>();
+
+  constructor(
+    private readonly settings: PacerSettings,
+    /** A monotonic clock (ms). */
+    private readonly clock: Clock,
+  ) {
+    this.batch = Math.min(MIN_BATCH, settings.maxBatch);
+  }
+
+  /** The size of the batch about to run; call batchStarted() just before running it. */
+  get batchSize(): number {
+    return this.batch;
+  }
+
+  /** Whether the last batches found the service busy. */
+  get isBusy(): boolean {
+    return this.busy;
+  }
+
+  batchStarted(): void {
+    this.startedAt = this.clock.now();
+  }
+
+  /** The batch that began at batchStarted() ended; `load` is what the pause before it saw. */
+  batchEnded(load: LoadSample): Pace {
+    const ms = Math.max(0, this.clock.now() - (this.startedAt ?? this.clock.now()));
+    this.startedAt = null;
+    const slow = this.slowerThanUsual(this.batch, ms);
+    const busyNow =
+      slow || (load.eventLoopBusy !== null && load.eventLoopBusy >= BUSY_EVENT_LOOP) || (load.queriesElsewhere !== null && load.queriesElsewhere > 0);
+    const { maxBatch, minPauseMs, loadSharePercent, busyBatchMs } = this.settings;
+    const step = Math.max(1, Math.ceil(maxBatch / 10));
+    const minBatch = Math.min(MIN_BATCH, maxBatch);
+    if (busyNow) {
+      this.busy = true;
+      this.calm = 0;
+    } else if (this.busy && ++this.calm >= CALM_BATCHES) {
+      this.busy = false;
+    }
+    if (this.busy) {
+      if (ms > busyBatchMs) this.batch = Math.max(minBatch, Math.floor(this.batch / 2));
+      else if (ms < busyBatchMs / 2) this.batch = Math.min(maxBatch, this.batch + Math.max(1, Math.ceil(step / 4)));
+      // Batches take at most loadSharePercent of the time: the pause is the rest.
+      const share = Math.min(100, Math.max(1, loadSharePercent)) / 100;
+      const pauseMs = Math.min(MAX_PAUSE_MS, Math.max(minPauseMs, Math.ceil((ms * (1 - share)) / share)));
+      return { batch: this.batch, pauseMs };
+    }
+    this.batch = Math.min(maxBatch, this.batch + step);
+    return { batch: this.batch, pauseMs: minPauseMs };
+  }
+
+  /** Records a batch's time and answers whether it was much slower than the quickest of its size. */
+  private slowerThanUsual(rows: number, ms: number): boolean {
+    const size = 2 ** Math.floor(Math.log2(Math.max(1, rows)));
+    const best = this.quickest.get(size);
+    if (best === undefined || ms < best) this.quickest.set(size, ms);
+    if (best === undefined || ms < MEASURABLE_MS) return false;
+    return ms > Math.max(best, MEASURABLE_MS) * BUSY_SLOWDOWN;
+  }
+}
