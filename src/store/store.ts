@@ -26,7 +26,7 @@ export type { ClusterBus } from './cluster-bus.js';
 export type DialectName = 'sqlite' | 'postgres';
 
 /** Background work one process at a time may do (Store.runAlone), each with its lock key. */
-export const EXCLUSIVE_TASKS = { retention: 1 } as const;
+export const EXCLUSIVE_TASKS = { retention: 1, bootstrap: 2 } as const;
 export type ExclusiveTask = keyof typeof EXCLUSIVE_TASKS;
 
 /** The repositories, bound either to the database or to one open transaction. */
