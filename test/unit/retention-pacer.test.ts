@@ -39,7 +39,10 @@ test('idle: the batch grows by a tenth of the largest up to RETENTION_BATCH_SIZE
     sizes.push(pace.batch);
     assert.equal(pace.pauseMs, 20);
   }
-  assert.ok(sizes.every((n, i) => i === 0 || n >= sizes[i - 1]!), 'never shrinks while idle');
+  assert.ok(
+    sizes.every((n, i) => i === 0 || n >= sizes[i - 1]!),
+    'never shrinks while idle',
+  );
   assert.equal(sizes.at(-1), 1000, 'reaches the largest batch');
   assert.equal(Math.max(...sizes), 1000, 'never more than the largest');
 });

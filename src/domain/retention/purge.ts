@@ -76,34 +76,42 @@ export class RetentionPurge {
       const before = now - settings.messagesMs;
       const keysBefore = now - settings.idempotencyKeysMs;
       let after = 0;
-      counts.messages = await this.drain(pacer, async (limit) => {
-        const { deleted, keys } = await store.transaction(async (tx) => {
-          const rows = await tx.retention.messages(before, keysBefore, after, limit);
-          after = rows[rows.length - 1]?.id ?? after;
-          const keys: string[] = [];
-          for (const row of rows) {
-            const ids = this.fileIdsIn(row.content);
-            if (ids.length > 0) keys.push(...(await tx.retention.filesNamedOnlyBy(row.account_id, row.contact_id, ids)));
+      counts.messages = await this.drain(
+        pacer,
+        async (limit) => {
+          const { deleted, keys } = await store.transaction(async (tx) => {
+            const rows = await tx.retention.messages(before, keysBefore, after, limit);
+            after = rows[rows.length - 1]?.id ?? after;
+            const keys: string[] = [];
+            for (const row of rows) {
+              const ids = this.fileIdsIn(row.content);
+              if (ids.length > 0) keys.push(...(await tx.retention.filesNamedOnlyBy(row.account_id, row.contact_id, ids)));
+            }
+            return { deleted: rows.length, keys };
+          });
+          const full = deleted === limit;
+          // After the commit: a rolled-back batch leaves every file with its row.
+          if (keys.length > 0) {
+            await this.deps.files.remove(keys);
+            counts.files += keys.length;
           }
-          return { deleted: rows.length, keys };
-        });
-        const full = deleted === limit;
-        // After the commit: a rolled-back batch leaves every file with its row.
-        if (keys.length > 0) {
-          await this.deps.files.remove(keys);
-          counts.files += keys.length;
-        }
-        return { deleted, full };
-      }, signal);
+          return { deleted, full };
+        },
+        signal,
+      );
     }
     if (settings.eventsMs !== null) {
       const before = now - settings.eventsMs;
       let after = 0;
-      counts.events = await this.drain(pacer, async (limit) => {
-        const { deleted, chosen, lastId } = await store.retention.events(before, after, limit);
-        after = lastId ?? after;
-        return { deleted, full: chosen === limit };
-      }, signal);
+      counts.events = await this.drain(
+        pacer,
+        async (limit) => {
+          const { deleted, chosen, lastId } = await store.retention.events(before, after, limit);
+          after = lastId ?? after;
+          return { deleted, full: chosen === limit };
+        },
+        signal,
+      );
     }
     counts.idempotencyKeys = await this.drain(
       pacer,
