@@ -28,8 +28,10 @@ export interface Pace {
 
 /** The event loop counts as busy above this share of a pause. */
 const BUSY_EVENT_LOOP = 0.3;
-/** A batch this many times slower than the quickest of its size is taken for a busy database. */
-const BUSY_SLOWDOWN = 2;
+/** A batch this many times slower than the usual of its size is taken for a busy database. */
+const BUSY_SLOWDOWN = 3;
+/** Weight of the latest batch in the usual time of its size (a moving average). */
+const USUAL_WEIGHT = 0.2;
 /** Batches shorter than this say nothing about the load (timer resolution, one round trip). */
 const MEASURABLE_MS = 1;
 /** Idle batches in a row before the purge takes the service for idle again. */
@@ -41,7 +43,7 @@ export const MIN_BATCH = 10;
 
 /**
  * Paces the retention purge by what it measures (additive increase, multiplicative decrease).
- * Each batch is timed; a batch much slower than the quickest batch of its size seen in the pass,
+ * Each batch is timed; two batches in a row much slower than the usual batch of their size,
  * this process's event loop busy during the pause, or other queries running on the store mark
  * the service busy. Busy: the batch halves until it takes at most `busyBatchMs`, and the pause
  * after it is long enough that batches take at most `loadSharePercent` of the time. Idle for a
@@ -55,9 +57,11 @@ export class PurgePacer {
   private batch: number;
   private busy = true;
   private calm = 0;
+  /** Batches in a row much slower than usual: one alone is noise (a shared host, a checkpoint). */
+  private slowRun = 0;
   private startedAt: number | null = null;
-  /** The quickest batch seen per batch-size class (powers of two), ms. */
-  private readonly quickest = new Map<number, number>();
+  /** The usual time of a batch per batch-size class (powers of two), ms: a moving average. */
+  private readonly usual = new Map<number, number>();
 
   constructor(
     private readonly settings: PacerSettings,
@@ -85,7 +89,8 @@ export class PurgePacer {
   batchEnded(load: LoadSample): Pace {
     const ms = Math.max(0, this.clock.now() - (this.startedAt ?? this.clock.now()));
     this.startedAt = null;
-    const slow = this.slowerThanUsual(this.batch, ms);
+    this.slowRun = this.slowerThanUsual(this.batch, ms) ? this.slowRun + 1 : 0;
+    const slow = this.slowRun >= 2;
     const busyNow =
       slow || (load.eventLoopBusy !== null && load.eventLoopBusy >= BUSY_EVENT_LOOP) || (load.queriesElsewhere !== null && load.queriesElsewhere > 0);
     const { maxBatch, minPauseMs, loadSharePercent, busyBatchMs } = this.settings;
@@ -109,12 +114,17 @@ export class PurgePacer {
     return { batch: this.batch, pauseMs: minPauseMs };
   }
 
-  /** Records a batch's time and answers whether it was much slower than the quickest of its size. */
+  /**
+   * Records a batch's time and answers whether it was much slower than the usual of its size.
+   * A moving average, not the quickest: on a shared host batch times scatter, and one lucky
+   * batch must not make every later one look slow. Sustained load becomes the usual: from then
+   * on the other signs tell it.
+   */
   private slowerThanUsual(rows: number, ms: number): boolean {
     const size = 2 ** Math.floor(Math.log2(Math.max(1, rows)));
-    const best = this.quickest.get(size);
-    if (best === undefined || ms < best) this.quickest.set(size, ms);
-    if (best === undefined || ms < MEASURABLE_MS) return false;
-    return ms > Math.max(best, MEASURABLE_MS) * BUSY_SLOWDOWN;
+    const usual = this.usual.get(size);
+    this.usual.set(size, usual === undefined ? ms : usual + (ms - usual) * USUAL_WEIGHT);
+    if (usual === undefined || ms < MEASURABLE_MS) return false;
+    return ms > Math.max(usual, MEASURABLE_MS) * BUSY_SLOWDOWN;
   }
 }
