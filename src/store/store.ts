@@ -141,12 +141,19 @@ export interface Store extends Repos {
   /** The query pool's connections (PostgreSQL); null on SQLite, which has one connection. */
   poolUse(): PoolUse | null;
   /**
-   * Queries of other sessions running on the database now, plus this process's queries waiting
-   * for a pooled connection: how busy the store is, for the retention purge's pace. Null on
-   * SQLite, whose one process sees its load on its event loop.
+   * How busy the database is, for the retention purge's pace: the queries of other sessions
+   * running now plus this process's queries waiting for a pooled connection, and the
+   * transactions committed or rolled back on the database so far (a running total, as the
+   * database's statistics show it, up to a second late). Null on SQLite, whose one process sees
+   * its load on its event loop.
    */
-  queriesElsewhere(): Promise<number | null>;
+  storeLoad(): Promise<StoreLoad | null>;
   close(): Promise<void>;
+}
+
+export interface StoreLoad {
+  queriesElsewhere: number;
+  transactions: number;
 }
 
 export interface PoolUse {

@@ -4,9 +4,9 @@ import { ManualClock } from '../../src/lib/clock.js';
 import { MAX_PAUSE_MS, MIN_BATCH, PurgePacer, type LoadSample, type PacerSettings } from '../../src/domain/retention/pacer.js';
 
 const SETTINGS: PacerSettings = { maxBatch: 1000, minPauseMs: 20, loadSharePercent: 5, busyBatchMs: 10 };
-const IDLE: LoadSample = { eventLoopBusy: 0.02, queriesElsewhere: 0 };
-const BUSY_LOOP: LoadSample = { eventLoopBusy: 0.9, queriesElsewhere: null };
-const BUSY_STORE: LoadSample = { eventLoopBusy: 0.05, queriesElsewhere: 4 };
+const IDLE: LoadSample = { eventLoopBusy: 0.02, queriesElsewhere: 0, transactions: null };
+const BUSY_LOOP: LoadSample = { eventLoopBusy: 0.9, queriesElsewhere: null, transactions: null };
+const BUSY_STORE: LoadSample = { eventLoopBusy: 0.05, queriesElsewhere: 4, transactions: null };
 
 /** Runs one batch taking `ms` of the fake clock; answers the pace after it. */
 function batch(pacer: PurgePacer, clock: ManualClock, ms: number, load: LoadSample) {
@@ -137,4 +137,27 @@ test('a largest batch smaller than MIN_BATCH is kept (tests and tiny settings)',
   assert.equal(pacer.batchSize, 3);
   for (let i = 0; i < 5; i++) assert.equal(batch(pacer, clock, 0, IDLE).batch, 3);
   assert.equal(batch(pacer, clock, 0, IDLE).pauseMs, 0);
+});
+
+test("other sessions' transactions (from any process) at 20 a second or more mark the service busy; the purge's own do not count", () => {
+  const clock = new ManualClock(0);
+  const pacer = idlePacer(clock);
+  let total = 1_000;
+  /** A batch of 5 ms, then a pause of 95 ms during which others commit `others` transactions. */
+  const step = (others: number) => {
+    // The purge's own two (its batch and the sampling query) and the others'.
+    total += 2 + others;
+    const pace = batch(pacer, clock, 5, { eventLoopBusy: 0.01, queriesElsewhere: 0, transactions: total });
+    clock.advance(95);
+    return pace;
+  };
+  // 10 batches a second, each with its own two transactions and 1 other: 10 a second, idle.
+  for (let i = 0; i < 40; i++) step(1);
+  assert.equal(pacer.isBusy, false);
+  // 3 others a batch: 30 a second, busy once the window sees it.
+  for (let i = 0; i < 40; i++) step(3);
+  assert.equal(pacer.isBusy, true);
+  // Back to 1 a batch: idle again once the window has forgotten the busy seconds.
+  for (let i = 0; i < 60; i++) step(1);
+  assert.equal(pacer.isBusy, false);
 });

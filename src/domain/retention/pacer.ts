@@ -18,6 +18,8 @@ export interface LoadSample {
   eventLoopBusy: number | null;
   /** Queries of the store running or waiting for a connection, the purge's own apart; null: unknown (SQLite). */
   queriesElsewhere: number | null;
+  /** The database's transactions so far, every session's (a running total, up to a second late); null: unknown (SQLite). */
+  transactions: number | null;
 }
 
 /** The next batch's size and the pause before it. */
@@ -34,6 +36,12 @@ const BUSY_SLOWDOWN = 3;
 const USUAL_WEIGHT = 0.2;
 /** Batches shorter than this say nothing about the load (timer resolution, one round trip). */
 const MEASURABLE_MS = 1;
+/** Other sessions' transactions a second above which the database is busy (an idle service's workers poll a few a second). */
+export const BUSY_TRANSACTIONS_PER_SECOND = 20;
+/** The window the transaction rate is taken over: the database's statistics come up to a second late. */
+const RATE_WINDOW_MS = 3_000;
+/** Transactions of the purge itself per batch: the batch and the sampling query. */
+const OWN_TRANSACTIONS = 2;
 /** Idle batches in a row before the purge takes the service for idle again. */
 const CALM_BATCHES = 3;
 /** The longest pause, whatever a batch took: the purge always moves. */
@@ -44,8 +52,9 @@ export const MIN_BATCH = 10;
 /**
  * Paces the retention purge by what it measures (additive increase, multiplicative decrease).
  * Each batch is timed; two batches in a row much slower than the usual batch of their size,
- * this process's event loop busy during the pause, or other queries running on the store mark
- * the service busy. Busy: the batch halves until it takes at most `busyBatchMs`, and the pause
+ * this process's event loop busy during the pause, other queries running on the store, or other
+ * sessions' transactions at BUSY_TRANSACTIONS_PER_SECOND or more mark the service busy (the
+ * last two are seen from any process: the purge may run on a worker, the load on the APIs). Busy: the batch halves until it takes at most `busyBatchMs`, and the pause
  * after it is long enough that batches take at most `loadSharePercent` of the time. Idle for a
  * few batches in a row: the batch grows by a tenth of the largest and the pause is `minPauseMs`.
  * A pass starts cautious (small batch, busy), as a purge may start in the middle of the load.
@@ -60,6 +69,9 @@ export class PurgePacer {
   /** Batches in a row much slower than usual: one alone is noise (a shared host, a checkpoint). */
   private slowRun = 0;
   private startedAt: number | null = null;
+  /** Transaction totals seen, oldest first, with when and how many batches of ours came before. */
+  private readonly totals: Array<{ at: number; transactions: number; batches: number }> = [];
+  private batchesRun = 0;
   /** The usual time of a batch per batch-size class (powers of two), ms: a moving average. */
   private readonly usual = new Map<number, number>();
 
@@ -91,8 +103,13 @@ export class PurgePacer {
     this.startedAt = null;
     this.slowRun = this.slowerThanUsual(this.batch, ms) ? this.slowRun + 1 : 0;
     const slow = this.slowRun >= 2;
+    this.batchesRun += 1;
+    const rate = load.transactions === null ? null : this.transactionRate(load.transactions);
     const busyNow =
-      slow || (load.eventLoopBusy !== null && load.eventLoopBusy >= BUSY_EVENT_LOOP) || (load.queriesElsewhere !== null && load.queriesElsewhere > 0);
+      slow ||
+      (load.eventLoopBusy !== null && load.eventLoopBusy >= BUSY_EVENT_LOOP) ||
+      (load.queriesElsewhere !== null && load.queriesElsewhere > 0) ||
+      (rate !== null && rate >= BUSY_TRANSACTIONS_PER_SECOND);
     const { maxBatch, minPauseMs, loadSharePercent, busyBatchMs } = this.settings;
     const step = Math.max(1, Math.ceil(maxBatch / 10));
     const minBatch = Math.min(MIN_BATCH, maxBatch);
@@ -112,6 +129,21 @@ export class PurgePacer {
     }
     this.batch = Math.min(maxBatch, this.batch + step);
     return { batch: this.batch, pauseMs: minPauseMs };
+  }
+
+  /**
+   * Other sessions' transactions a second over the last few seconds, from the database's running
+   * total less the purge's own; null until the window holds a second.
+   */
+  private transactionRate(total: number): number | null {
+    const now = this.clock.now();
+    this.totals.push({ at: now, transactions: total, batches: this.batchesRun });
+    while (this.totals.length > 2 && now - this.totals[1]!.at >= RATE_WINDOW_MS) this.totals.shift();
+    const first = this.totals[0]!;
+    const seconds = (now - first.at) / 1000;
+    if (seconds < 1) return null;
+    const others = total - first.transactions - (this.batchesRun - first.batches) * OWN_TRANSACTIONS;
+    return Math.max(0, others) / seconds;
   }
 
   /**

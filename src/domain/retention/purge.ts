@@ -131,7 +131,7 @@ export class RetentionPurge {
     signal: AbortSignal | undefined,
   ): Promise<number> {
     let total = 0;
-    let load: LoadSample = { eventLoopBusy: null, queriesElsewhere: null };
+    let load: LoadSample = { eventLoopBusy: null, queriesElsewhere: null, transactions: null };
     for (;;) {
       if (signal?.aborted) return total;
       pacer.batchStarted();
@@ -143,8 +143,12 @@ export class RetentionPurge {
       // queries) tells the pacer how busy it is when the next batch ends.
       const loop = performance.eventLoopUtilization();
       await sleep(pauseMs, undefined, { signal }).catch(() => undefined);
-      const queriesElsewhere = await this.deps.store.queriesElsewhere().catch(() => null);
-      load = { eventLoopBusy: pauseMs > 0 ? performance.eventLoopUtilization(loop).utilization : null, queriesElsewhere };
+      const store = await this.deps.store.storeLoad().catch(() => null);
+      load = {
+        eventLoopBusy: pauseMs > 0 ? performance.eventLoopUtilization(loop).utilization : null,
+        queriesElsewhere: store?.queriesElsewhere ?? null,
+        transactions: store?.transactions ?? null,
+      };
     }
   }
 
