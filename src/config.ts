@@ -92,6 +92,7 @@ export const ConfigSchema = Type.Object({
   RETENTION_INTERVAL_SECONDS: Type.Optional(Type.Integer({ minimum: 60, maximum: 604_800 })),
   RETENTION_BATCH_SIZE: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
   RETENTION_BATCH_PAUSE_MS: Type.Optional(Type.Integer({ minimum: 0, maximum: 60_000 })),
+  RETENTION_LOAD_SHARE_PERCENT: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
 });
 
 const DAY_MS = 86_400_000;
@@ -310,6 +311,10 @@ export function loadConfig(env: Environment = process.env): Config {
       // smaller batches keep the requests that wait for one short.
       batchSize: c.RETENTION_BATCH_SIZE ?? (isSqliteUrl(databaseUrl) ? 100 : 1000),
       pauseMs: c.RETENTION_BATCH_PAUSE_MS ?? 20,
+      loadSharePercent: c.RETENTION_LOAD_SHARE_PERCENT ?? 5,
+      // A SQLite batch holds up every request of the process while it runs; a PostgreSQL one
+      // only shares the database's cores.
+      busyBatchMs: isSqliteUrl(databaseUrl) ? 2 : 10,
     },
     environment: { ...env },
   };

@@ -8,11 +8,18 @@ import { listen } from './startup/listen.js';
 
 /**
  * First start on an empty database: make an account and show its token once, so curl works at
- * once, and its first owner of the administration app with a one-time setup link.
+ * once, and its first owner of the administration app with a one-time setup link. Several
+ * processes starting at once on an empty PostgreSQL database make one: the check and the making
+ * run alone (an advisory lock); a process that finds the lock taken leaves it to its holder.
  */
 async function bootstrap(runtime: Runtime): Promise<void> {
+  if (!runtime.config.bootstrapAccount) return;
+  await runtime.store.runAlone('bootstrap', () => makeFirstAccount(runtime));
+}
+
+async function makeFirstAccount(runtime: Runtime): Promise<void> {
   const { accounts, users } = runtime.services;
-  if (!runtime.config.bootstrapAccount || (await accounts.countAccounts()) > 0) return;
+  if ((await accounts.countAccounts()) > 0) return;
   const account = await accounts.createAccount({ name: 'First account', plan: 'developer' });
   const token = await accounts.createToken(account.id);
   const owner = await users.createUser({ accountId: account.id, email: runtime.config.admin.email, role: 'owner' });

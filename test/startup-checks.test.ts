@@ -243,5 +243,21 @@ for (const { dialect, skip, test } of await dialects()) {
         }
       }
     });
+
+    test(
+      'several processes starting at once on an empty database make one first account and print its token once',
+      { skip: dialect === 'sqlite' ? 'one process serves a SQLite store' : false },
+      async () => {
+        const env = await freshEnv(dialect, { BOOTSTRAP_ACCOUNT: 'true' });
+        const ports = [await freePort(), await freePort(), await freePort()];
+        // Started together, each one reaches the first-account check at about the same moment.
+        const servers = await Promise.all(ports.map((port) => startServerProcess({ ...env, PUBLIC_URL: 'http://127.0.0.1:1/v1' }, port)));
+        for (const server of servers) assert.equal(await server.stop(), 0);
+        const tokens = servers.flatMap((server) => server.output().match(new RegExp(TOKEN.source, 'g')) ?? []);
+        assert.equal(new Set(tokens).size, 1, servers.map((server) => server.output()).join('\n---\n'));
+        assert.equal(servers.filter((server) => /created a first account/.test(server.output())).length, 1);
+        assert.equal((await cli(['account', 'list'], env)).length, 1);
+      },
+    );
   });
 }

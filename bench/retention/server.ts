@@ -183,12 +183,13 @@ const port = typeof address === 'object' && address ? address.port : 0;
 process.stdout.write(`${JSON.stringify({ port, token: accessToken, channelId: channel.id, seeded, seedSeconds })}\n`);
 
 let purge: { startedAt: number; seconds: number | null; counts: RetentionCounts | null; error?: string } | null = null;
+let purging: Promise<unknown> | null = null;
 if (purgeAfterMs !== null) {
   setTimeout(() => {
     const started = performance.now();
     const current = { startedAt: Date.now(), seconds: null as number | null, counts: null as RetentionCounts | null };
     purge = current;
-    runtime.purgeRetention().then(
+    purging = runtime.purgeRetention().then(
       (counts) => {
         current.counts = counts;
         current.seconds = Math.round(performance.now() - started) / 1000;
@@ -197,6 +198,32 @@ if (purgeAfterMs !== null) {
     );
   }, purgeAfterMs);
 }
+
+/** Rows of the backlog (60 days old) still stored, over the five tables it fills. */
+async function backlogLeft(): Promise<number> {
+  const db = runtime.store.db;
+  const old = Date.now() - 30 * 86_400_000;
+  const n = async (query: Promise<{ n: number | string | bigint }>) => Number((await query).n);
+  const count = (table: 'messages' | 'events' | 'deliveries' | 'jobs') =>
+    n(
+      db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('created_at', '<', old)
+        .executeTakeFirstOrThrow(),
+    );
+  const attempts = n(
+    db
+      .selectFrom('delivery_attempts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('attempted_at', '<', old)
+      .executeTakeFirstOrThrow(),
+  );
+  return (await count('messages')) + (await count('events')) + (await count('deliveries')) + (await count('jobs')) + (await attempts);
+}
+
+/** After the load: how long the rest of the purge takes with no load, at most this long (ms). */
+const IDLE_WAIT_MS = Number(process.env.BENCH_IDLE_WAIT_MS ?? '300000');
 
 process.once('SIGTERM', () => {
   void (async () => {
@@ -214,7 +241,19 @@ process.once('SIGTERM', () => {
     // The messages the load sent (the backlog is 60 days old).
     const stored = await count('messages', Date.now() - 86_400_000);
     const left = { messages: await count('messages'), deliveries: await count('deliveries'), jobs: await count('jobs') };
-    process.stdout.write(`${JSON.stringify({ stored, purge, left })}\n`);
+    let underLoad: { seconds: number; rowsPurged: number } | null = null;
+    let idle: { seconds: number; rowsPurged: number; finished: boolean } | null = null;
+    const current = purge as { startedAt: number; seconds: number | null } | null;
+    if (current && purging) {
+      // What the purge did while the load ran, then the rest of the backlog with no load.
+      const loadEnded = Date.now();
+      const leftAtLoadEnd = await backlogLeft();
+      underLoad = { seconds: (loadEnded - current.startedAt) / 1000, rowsPurged: seeded - leftAtLoadEnd };
+      const idleStart = performance.now();
+      const finished = await Promise.race([purging.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), IDLE_WAIT_MS))]);
+      idle = { seconds: Math.round(performance.now() - idleStart) / 1000, rowsPurged: leftAtLoadEnd - (await backlogLeft()), finished };
+    }
+    process.stdout.write(`${JSON.stringify({ stored, purge, left, underLoad, idle })}\n`);
     await runtime.close();
     process.exit(0);
   })();

@@ -63,6 +63,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: options.bodyLimitBytes,
+    // Behind the reverse proxies of TRUSTED_PROXIES, request.ip (the request log's client) is the
+    // address their X-Forwarded-For names; from anyone else the header is ignored.
+    trustProxy: options.admin.trustedProxies.length > 0 ? [...options.admin.trustedProxies] : false,
     // The request id is the correlation id of what the request starts (lib/correlation.ts): the
     // caller's own when well-formed, so a caller or proxy can find its request in our logs.
     genReqId: (raw: IncomingMessage) => callerCorrelationId(raw.headers['x-request-id']) ?? callerCorrelationId(raw.headers['x-correlation-id']) ?? freshId(),

@@ -4,7 +4,7 @@ import { plainLogger, type Logger } from '../lib/logger.js';
 /**
  * The one log line of a request, written when its answer is sent: what was asked (method and route
  * template, never the path's values, the query, a header or the body, so no token reaches it),
- * the answer and how long it took, the request id (the correlation id of what it started) and
+ * the answer and how long it took, the client's address, the request id (the correlation id of what it started) and
  * the account when a guard knew it. A route adds its own outcome with `logDetail` (an inbound
  * platform call's verdict, the message a send stored).
  */
@@ -15,6 +15,8 @@ export function requestLogLine(request: FastifyRequest, reply: FastifyReply): Re
     route: request.routeOptions.url ?? null,
     status: reply.statusCode,
     ms: Math.round(reply.elapsedTime * 10) / 10,
+    // The client's address: the TCP peer, or behind a trusted proxy the one it names (TRUSTED_PROXIES).
+    client: request.ip,
   };
   const account = request.account?.id ?? request.adminUser?.accountId;
   if (account !== undefined) line.account = account;

@@ -1,7 +1,7 @@
 import { Migrator, type Kysely } from 'kysely';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
-import { Repos, type DialectName, type ExclusiveTask, type PoolUse, type RateCounter, type Store } from './store.js';
+import { Repos, type DialectName, type ExclusiveTask, type PoolUse, type RateCounter, type Store, type StoreLoad } from './store.js';
 import type { DeliveryQueue } from './delivery-queue.js';
 import type { JobQueue } from './job-queue.js';
 import type { WriteUnit } from './write-unit.js';
@@ -67,6 +67,10 @@ export abstract class KyselyStore extends Repos implements Store {
 
   poolUse(): PoolUse | null {
     return null;
+  }
+
+  storeLoad(): Promise<StoreLoad | null> {
+    return Promise.resolve(null);
   }
 
   abstract batchWrite(unit: WriteUnit): Promise<void>;

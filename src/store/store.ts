@@ -26,7 +26,7 @@ export type { ClusterBus } from './cluster-bus.js';
 export type DialectName = 'sqlite' | 'postgres';
 
 /** Background work one process at a time may do (Store.runAlone), each with its lock key. */
-export const EXCLUSIVE_TASKS = { retention: 1 } as const;
+export const EXCLUSIVE_TASKS = { retention: 1, bootstrap: 2 } as const;
 export type ExclusiveTask = keyof typeof EXCLUSIVE_TASKS;
 
 /** The repositories, bound either to the database or to one open transaction. */
@@ -140,7 +140,20 @@ export interface Store extends Repos {
   pendingMigrations(): Promise<string[]>;
   /** The query pool's connections (PostgreSQL); null on SQLite, which has one connection. */
   poolUse(): PoolUse | null;
+  /**
+   * How busy the database is, for the retention purge's pace: the queries of other sessions
+   * running now plus this process's queries waiting for a pooled connection, and the
+   * transactions committed or rolled back on the database so far (a running total, as the
+   * database's statistics show it, up to a second late). Null on SQLite, whose one process sees
+   * its load on its event loop.
+   */
+  storeLoad(): Promise<StoreLoad | null>;
   close(): Promise<void>;
+}
+
+export interface StoreLoad {
+  queriesElsewhere: number;
+  transactions: number;
 }
 
 export interface PoolUse {

@@ -92,3 +92,22 @@ test('the systemd unit starts the server as npm start does', () => {
   assert.match(exec[1]!, /\/node$/);
   assert.deepEqual(exec[2]!.split(/\s+/), SERVE);
 });
+
+test('the deployment and backup guides run the CLI of the built checkout, never through npx', () => {
+  // npx in an installed checkout installs the package into the service user's home and runs that copy.
+  for (const doc of ['docs/deploy.md', 'docs/backups.md']) {
+    const text = readFileSync(doc, 'utf8');
+    assert.doesNotMatch(text, /(^\s*|&& |exec )npx parley /m, doc);
+  }
+  assert.match(readFileSync('docs/backups.md', 'utf8'), /node dist\/src\/cli\.js backup /);
+  assert.match(readFileSync('docs/backups.md', 'utf8'), /node dist\/src\/cli\.js restore --force /);
+});
+
+test('the example environment file says what an empty ENCRYPTION_KEY does: a key generated into DATA_DIR', () => {
+  const example = readFileSync('deploy/systemd/parley.env.example', 'utf8');
+  assert.match(example, /^ENCRYPTION_KEY=$/m);
+  assert.doesNotMatch(example, /refuses to start while it is empty/);
+  assert.match(example, /DATA_DIR\/encryption\.key/);
+  // What the comment says is what the configuration does.
+  assert.match(readFileSync('src/config.ts', 'utf8'), /c\.ENCRYPTION_KEY === undefined \? keyFileOf\(dataDir\)/);
+});

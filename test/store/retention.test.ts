@@ -36,6 +36,8 @@ const SETTINGS: RetentionSettings = {
   // Small batches, so every kind takes several.
   batchSize: 3,
   pauseMs: 0,
+  loadSharePercent: 50,
+  busyBatchMs: 10,
 };
 const BASE_URL = 'http://localhost:8080/v1';
 const ACCOUNT = 1;

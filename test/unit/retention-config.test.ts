@@ -19,7 +19,10 @@ test('retention defaults: deliveries 30 days, jobs 7, idempotency keys 1, messag
     intervalMs: 3_600_000,
     batchSize: 1000,
     pauseMs: 20,
+    loadSharePercent: 5,
+    busyBatchMs: 10,
   });
+  assert.equal(loadConfig({ DATA_DIR: dataDir() }).retention.busyBatchMs, 2, 'SQLite');
 });
 
 test('retention settings are read as given', () => {
@@ -33,6 +36,7 @@ test('retention settings are read as given', () => {
     RETENTION_INTERVAL_SECONDS: '60',
     RETENTION_BATCH_SIZE: '10000',
     RETENTION_BATCH_PAUSE_MS: '0',
+    RETENTION_LOAD_SHARE_PERCENT: '20',
   });
   assert.deepEqual(c.retention, {
     deliveriesMs: 90 * DAY,
@@ -43,6 +47,8 @@ test('retention settings are read as given', () => {
     intervalMs: 60_000,
     batchSize: 10_000,
     pauseMs: 0,
+    loadSharePercent: 20,
+    busyBatchMs: 2,
   });
 });
 
@@ -57,6 +63,7 @@ test('each retention setting is refused outside its bounds, or when not a whole 
     ['RETENTION_INTERVAL_SECONDS', 60, 604_800],
     ['RETENTION_BATCH_SIZE', 1, 10_000],
     ['RETENTION_BATCH_PAUSE_MS', 0, 60_000],
+    ['RETENTION_LOAD_SHARE_PERCENT', 1, 100],
   ];
   for (const [name, low, high] of bounds) {
     for (const value of [low, high]) loadConfig({ DATA_DIR: dataDir(), [name]: String(value) });

@@ -1,8 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { performance } from 'node:perf_hooks';
 import type { Store } from '../../store/store.js';
 import type { StoredFiles } from '../../files/stored-files.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/logger.js';
+import { PurgePacer, type LoadSample } from './pacer.js';
 
 /** How long each kind of row is kept once it is finished (ms), and how the purge paces itself. */
 export interface RetentionSettings {
@@ -18,10 +20,14 @@ export interface RetentionSettings {
   eventsMs: number | null;
   /** Time between two passes. */
   intervalMs: number;
-  /** Rows deleted per transaction. */
+  /** Rows deleted per transaction at most: the batch taken while the service is idle (pacer.ts). */
   batchSize: number;
-  /** Pause between two batches, so the requests in between find the database free. */
+  /** The shortest pause between two batches, taken while the service is idle. */
   pauseMs: number;
+  /** The share of the time (percent) the batches may take while the service is busy. */
+  loadSharePercent: number;
+  /** The longest a batch may take while the service is busy (ms): longer ones are halved. */
+  busyBatchMs: number;
 }
 
 /** What one pass deleted (idempotency keys: forgotten, their messages kept). */
@@ -42,8 +48,8 @@ export interface RetentionCounts {
  * message of each direction, a message whose idempotency key still answers (store/repos/retention.ts).
  *
  * A pass runs in one process at a time (Store.runAlone: on PostgreSQL an advisory lock across
- * processes). It deletes `batchSize` rows per transaction and pauses between batches, so sends
- * go on meanwhile; the bytes of deleted files are removed only after their rows' commit. Every
+ * processes). It deletes at most `batchSize` rows per transaction and pauses between batches,
+ * both as the pacer (pacer.ts) measures the service's load, so sends go on meanwhile; the bytes of deleted files are removed only after their rows' commit. Every
  * cutoff is taken once at the start of a pass.
  */
 export class RetentionPurge {
@@ -58,64 +64,92 @@ export class RetentionPurge {
   private async pass(signal: AbortSignal | undefined): Promise<RetentionCounts> {
     const { store, settings } = this.deps;
     const now = this.deps.clock.now();
-    const limit = settings.batchSize;
+    // One pacer a pass: what it learns of the batches' cost holds for this pass's load.
+    const pacer = new PurgePacer(
+      { maxBatch: settings.batchSize, minPauseMs: settings.pauseMs, loadSharePercent: settings.loadSharePercent, busyBatchMs: settings.busyBatchMs },
+      { now: () => performance.now() },
+    );
     const counts: RetentionCounts = { deliveries: 0, jobs: 0, idempotencyKeys: 0, messages: 0, events: 0, files: 0 };
-    counts.deliveries = await this.drain(() => this.counted(store.retention.deliveries(now - settings.deliveriesMs, limit)), signal);
-    counts.jobs = await this.drain(() => this.counted(store.retention.jobs(now - settings.jobsMs, limit)), signal);
+    counts.deliveries = await this.drain(pacer, (limit) => counted(store.retention.deliveries(now - settings.deliveriesMs, limit), limit), signal);
+    counts.jobs = await this.drain(pacer, (limit) => counted(store.retention.jobs(now - settings.jobsMs, limit), limit), signal);
     if (settings.messagesMs !== null) {
       const before = now - settings.messagesMs;
       const keysBefore = now - settings.idempotencyKeysMs;
       let after = 0;
-      counts.messages = await this.drain(async () => {
-        const { deleted, keys } = await store.transaction(async (tx) => {
-          const rows = await tx.retention.messages(before, keysBefore, after, limit);
-          after = rows[rows.length - 1]?.id ?? after;
-          const keys: string[] = [];
-          for (const row of rows) {
-            const ids = this.fileIdsIn(row.content);
-            if (ids.length > 0) keys.push(...(await tx.retention.filesNamedOnlyBy(row.account_id, row.contact_id, ids)));
+      counts.messages = await this.drain(
+        pacer,
+        async (limit) => {
+          const { deleted, keys } = await store.transaction(async (tx) => {
+            const rows = await tx.retention.messages(before, keysBefore, after, limit);
+            after = rows[rows.length - 1]?.id ?? after;
+            const keys: string[] = [];
+            for (const row of rows) {
+              const ids = this.fileIdsIn(row.content);
+              if (ids.length > 0) keys.push(...(await tx.retention.filesNamedOnlyBy(row.account_id, row.contact_id, ids)));
+            }
+            return { deleted: rows.length, keys };
+          });
+          const full = deleted === limit;
+          // After the commit: a rolled-back batch leaves every file with its row.
+          if (keys.length > 0) {
+            await this.deps.files.remove(keys);
+            counts.files += keys.length;
           }
-          return { deleted: rows.length, keys };
-        });
-        const full = deleted === limit;
-        // After the commit: a rolled-back batch leaves every file with its row.
-        if (keys.length > 0) {
-          await this.deps.files.remove(keys);
-          counts.files += keys.length;
-        }
-        return { deleted, full };
-      }, signal);
+          return { deleted, full };
+        },
+        signal,
+      );
     }
     if (settings.eventsMs !== null) {
       const before = now - settings.eventsMs;
       let after = 0;
-      counts.events = await this.drain(async () => {
-        const { deleted, chosen, lastId } = await store.retention.events(before, after, limit);
-        after = lastId ?? after;
-        return { deleted, full: chosen === limit };
-      }, signal);
+      counts.events = await this.drain(
+        pacer,
+        async (limit) => {
+          const { deleted, chosen, lastId } = await store.retention.events(before, after, limit);
+          after = lastId ?? after;
+          return { deleted, full: chosen === limit };
+        },
+        signal,
+      );
     }
-    counts.idempotencyKeys = await this.drain(() => this.counted(store.retention.idempotencyKeys(now - settings.idempotencyKeysMs, limit)), signal);
+    counts.idempotencyKeys = await this.drain(
+      pacer,
+      (limit) => counted(store.retention.idempotencyKeys(now - settings.idempotencyKeysMs, limit), limit),
+      signal,
+    );
     return counts;
   }
 
-  /** Runs batches until one comes back short (nothing more is due) or the signal stops the pass; answers the rows deleted. */
-  private async drain(batch: () => Promise<{ deleted: number; full: boolean }>, signal: AbortSignal | undefined): Promise<number> {
+  /**
+   * Runs batches of the pacer's size until one comes back short (nothing more is due) or the
+   * signal stops the pass, pausing between them as the pacer says; answers the rows deleted.
+   */
+  private async drain(
+    pacer: PurgePacer,
+    batch: (limit: number) => Promise<{ deleted: number; full: boolean }>,
+    signal: AbortSignal | undefined,
+  ): Promise<number> {
     let total = 0;
+    let load: LoadSample = { eventLoopBusy: null, queriesElsewhere: null, transactions: null };
     for (;;) {
       if (signal?.aborted) return total;
-      const { deleted, full } = await batch();
+      pacer.batchStarted();
+      const { deleted, full } = await batch(pacer.batchSize);
       total += deleted;
       if (!full) return total;
-      // Let the requests waiting meanwhile run before the next batch.
-      await sleep(this.deps.settings.pauseMs, undefined, { signal }).catch(() => undefined);
+      const { pauseMs } = pacer.batchEnded(load);
+      // What the service does during the pause (this process's event loop, the store's other
+      // queries) tells the pacer how busy it is when the next batch ends.
+      const loop = performance.eventLoopUtilization();
+      await sleep(pauseMs, undefined, { signal }).catch(() => undefined);
+      const store = await this.deps.store.storeLoad().catch(() => null);
+      load = {
+        eventLoopBusy: pauseMs > 0 ? performance.eventLoopUtilization(loop).utilization : null,
+        queriesElsewhere: store?.queriesElsewhere ?? null,
+        transactions: store?.transactions ?? null,
+      };
     }
-  }
-
-  /** A batch that deletes what it chose: full when it deleted a whole batch. */
-  private async counted(deleting: Promise<number>): Promise<{ deleted: number; full: boolean }> {
-    const deleted = await deleting;
-    return { deleted, full: deleted >= this.deps.settings.batchSize };
   }
 
   /** The ids of this service's files a message's content names (by their public URL). */
@@ -135,6 +169,12 @@ export class RetentionPurge {
     }
     return [...ids];
   }
+}
+
+/** A batch that deletes what it chose: full when it deleted a whole batch. */
+async function counted(deleting: Promise<number>, limit: number): Promise<{ deleted: number; full: boolean }> {
+  const deleted = await deleting;
+  return { deleted, full: deleted >= limit };
 }
 
 /** Runs the purge every `intervalMs` on a worker process; a pass still running skips the next turn. */

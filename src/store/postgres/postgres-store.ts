@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Database } from '../schema.js';
 import { KyselyStore } from '../base.js';
-import { EXCLUSIVE_TASKS, type ExclusiveTask, type PoolUse, type RateCounter } from '../store.js';
+import { EXCLUSIVE_TASKS, type ExclusiveTask, type PoolUse, type RateCounter, type StoreLoad } from '../store.js';
 import type { Logger } from '../../lib/logger.js';
 import type { DeliveryQueue } from '../delivery-queue.js';
 import { PostgresDeliveryQueue } from './delivery-queue.js';
@@ -116,6 +116,17 @@ export class PostgresStore extends KyselyStore {
   override poolUse(): PoolUse {
     const { totalCount, idleCount, waitingCount } = this.connections.pool;
     return { total: totalCount, idle: idleCount, waiting: waitingCount };
+  }
+
+  /** Other sessions running a query (without pg_read_all_stats, those of this database role: the service's), and the database's transactions so far. */
+  override async storeLoad(): Promise<StoreLoad> {
+    const { rows } = await sql<{ running: number; transactions: string }>`
+      select
+        (select count(*)::int from pg_stat_activity
+          where state = 'active' and pid <> pg_backend_pid() and backend_type = 'client backend' and datname = current_database()) as running,
+        (select (xact_commit + xact_rollback)::text from pg_stat_database where datname = current_database()) as transactions`.execute(this.db);
+    const row = rows[0];
+    return { queriesElsewhere: (row?.running ?? 0) + this.connections.pool.waitingCount, transactions: Number(row?.transactions ?? 0) };
   }
 
   /** Ready: the database answers and this process holds its instance number. */

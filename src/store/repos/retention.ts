@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { firstIdAt } from '../../lib/ids.js';
 
@@ -35,16 +35,24 @@ export class RetentionRepo {
 
   /** Finished webhook deliveries last changed before `before`, with their attempts (by the foreign key's cascade). */
   async deliveries(before: number, limit: number): Promise<number> {
-    const chosen = this.db
+    const chosen = await this.db
       .selectFrom('deliveries')
       .select('id')
       .where('status', 'in', [...FINISHED_DELIVERIES])
       .where('updated_at', '<', before)
-      .limit(limit);
+      .limit(limit)
+      .execute();
+    if (chosen.length === 0) return 0;
+    // The chosen ids as a list, and the state checked again through an expression: the database
+    // then finds the rows by their key, not by walking the status index over every finished row.
     const result = await this.db
       .deleteFrom('deliveries')
-      .where('id', 'in', chosen)
-      .where('status', 'in', [...FINISHED_DELIVERIES])
+      .where(
+        'id',
+        'in',
+        chosen.map((r) => r.id),
+      )
+      .where((eb) => eb(eb.fn.coalesce('status', sql.lit('')), 'in', [...FINISHED_DELIVERIES]))
       .where('updated_at', '<', before)
       .executeTakeFirst();
     return Number(result.numDeletedRows);
@@ -52,16 +60,22 @@ export class RetentionRepo {
 
   /** Jobs that ended (`done`, `failed`, `expired`) before `before`. */
   async jobs(before: number, limit: number): Promise<number> {
-    const chosen = this.db
+    const chosen = await this.db
       .selectFrom('jobs')
       .select('id')
       .where('status', 'in', [...FINISHED_JOBS])
       .where('updated_at', '<', before)
-      .limit(limit);
+      .limit(limit)
+      .execute();
+    if (chosen.length === 0) return 0;
     const result = await this.db
       .deleteFrom('jobs')
-      .where('id', 'in', chosen)
-      .where('status', 'in', [...FINISHED_JOBS])
+      .where(
+        'id',
+        'in',
+        chosen.map((r) => r.id),
+      )
+      .where((eb) => eb(eb.fn.coalesce('status', sql.lit('')), 'in', [...FINISHED_JOBS]))
       .where('updated_at', '<', before)
       .executeTakeFirst();
     return Number(result.numDeletedRows);
