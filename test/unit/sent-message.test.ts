@@ -54,7 +54,12 @@ function message(overrides: Partial<SentMessage>): SentMessage {
   };
 }
 
-const outbox = () => new Outbox(new IdGenerator(0, () => NOW), new ManualClock(NOW), createSignals(() => undefined));
+const outbox = () =>
+  new Outbox(
+    new IdGenerator(0, () => NOW),
+    new ManualClock(NOW),
+    createSignals(() => undefined),
+  );
 
 describe('the sent side of Send Message as one write unit', () => {
   test('a queued message: the row with its request facts, a new contact ensured, the message_echo event and its webhook delivery', () => {
