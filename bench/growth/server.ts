@@ -8,27 +8,11 @@
  * seedSeconds} when ready; on SIGTERM closes and prints {stored}.
  */
 import { sql } from 'kysely';
-import { loadConfig } from '../../src/config.js';
-import { createRuntime } from '../../src/runtime.js';
 import { IdGenerator } from '../../src/lib/ids.js';
-import { sendTarget } from '../shared/send-target.js';
+import { startSendTarget } from '../shared/send-target.js';
 
-const databaseUrl = process.env.BENCH_DATABASE_URL;
-const dataDir = process.env.BENCH_DATA_DIR;
-if (!databaseUrl || !dataDir) throw new Error('BENCH_DATABASE_URL and BENCH_DATA_DIR are required');
 const messages = Number(process.env.BENCH_MESSAGES ?? '0');
-
-const config = loadConfig({
-  DATABASE_URL: databaseUrl,
-  DATA_DIR: dataDir,
-  LOG_LEVEL: 'silent',
-  HOST: '127.0.0.1',
-  PORT: '0',
-  PUBLIC_URL: 'http://127.0.0.1/v1',
-  BOOTSTRAP_ACCOUNT: 'false',
-});
-const runtime = await createRuntime(config);
-const { account, accessToken, channel } = await sendTarget(runtime);
+const { runtime, account, accessToken, channel } = await startSendTarget();
 const db = runtime.store.db;
 const postgres = runtime.store.dialect === 'postgres';
 

@@ -9,35 +9,21 @@
  * prints {stored (messages the load sent), purge: {startedAt, seconds, counts} | null, left (rows of the tables purged)}.
  */
 import type { Insertable } from 'kysely';
-import { loadConfig } from '../../src/config.js';
-import { createRuntime } from '../../src/runtime.js';
-import { sendTarget } from '../shared/send-target.js';
+import { startSendTarget } from '../shared/send-target.js';
 import { IdGenerator } from '../../src/lib/ids.js';
 import type { Database } from '../../src/store/schema.js';
 import type { RetentionCounts } from '../../src/domain/retention/purge.js';
 
-const databaseUrl = process.env.BENCH_DATABASE_URL;
-const dataDir = process.env.BENCH_DATA_DIR;
-if (!databaseUrl || !dataDir) throw new Error('BENCH_DATABASE_URL and BENCH_DATA_DIR are required');
 const rows = Number(process.env.BENCH_ROWS ?? '200000');
 const purgeAfterMs = process.env.BENCH_PURGE_AFTER_MS === undefined ? null : Number(process.env.BENCH_PURGE_AFTER_MS);
 
-const config = loadConfig({
-  DATABASE_URL: databaseUrl,
-  DATA_DIR: dataDir,
-  LOG_LEVEL: 'silent',
-  HOST: '127.0.0.1',
-  PORT: '0',
-  PUBLIC_URL: 'http://127.0.0.1/v1',
-  BOOTSTRAP_ACCOUNT: 'false',
+const { runtime, account, accessToken, channel } = await startSendTarget({
   // Every kind of the backlog is past its age; batch size and pause are the defaults unless given.
   RETENTION_MESSAGES_DAYS: '30',
   RETENTION_EVENTS_DAYS: '30',
   ...(process.env.RETENTION_BATCH_SIZE ? { RETENTION_BATCH_SIZE: process.env.RETENTION_BATCH_SIZE } : {}),
   ...(process.env.RETENTION_BATCH_PAUSE_MS ? { RETENTION_BATCH_PAUSE_MS: process.env.RETENTION_BATCH_PAUSE_MS } : {}),
 });
-const runtime = await createRuntime(config);
-const { account, accessToken, channel } = await sendTarget(runtime);
 
 /** Writes the backlog in transactions of 1,000 messages (5,000 rows). */
 async function seed(): Promise<number> {

@@ -4,25 +4,9 @@
  * and a mobile channel in test mode. Prints one JSON line {port, token, channelId} when ready;
  * on SIGTERM closes (every accepted write committed) and prints {stored} (messages in the store).
  */
-import { loadConfig } from '../../src/config.js';
-import { createRuntime } from '../../src/runtime.js';
-import { sendTarget } from '../shared/send-target.js';
+import { startSendTarget } from '../shared/send-target.js';
 
-const databaseUrl = process.env.BENCH_DATABASE_URL;
-const dataDir = process.env.BENCH_DATA_DIR;
-if (!databaseUrl || !dataDir) throw new Error('BENCH_DATABASE_URL and BENCH_DATA_DIR are required');
-
-const config = loadConfig({
-  DATABASE_URL: databaseUrl,
-  DATA_DIR: dataDir,
-  LOG_LEVEL: 'silent',
-  HOST: '127.0.0.1',
-  PORT: '0',
-  PUBLIC_URL: 'http://127.0.0.1/v1',
-  BOOTSTRAP_ACCOUNT: 'false',
-});
-const runtime = await createRuntime(config);
-const { accessToken, channel } = await sendTarget(runtime);
+const { runtime, accessToken, channel } = await startSendTarget();
 await runtime.app.listen({ port: 0, host: '127.0.0.1' });
 const address = runtime.app.server.address();
 const port = typeof address === 'object' && address ? address.port : 0;

@@ -1,4 +1,5 @@
-import type { Runtime } from '../../src/runtime.js';
+import { loadConfig } from '../../src/config.js';
+import { createRuntime, type Runtime } from '../../src/runtime.js';
 
 /**
  * What the Send Message load sends to: an enterprise account whose quota and concurrency never
@@ -16,4 +17,27 @@ export async function sendTarget(runtime: Runtime) {
     provider: { type: 'smsprovider', sender_id: 'Parley', access_token: 'bench', signing_key: 'bench' },
   });
   return { account, accessToken, channel };
+}
+
+/**
+ * The service of a Send Message benchmark in this process: the whole runtime on
+ * BENCH_DATABASE_URL and BENCH_DATA_DIR, logging off, no first account, with `settings` on top,
+ * and its send target.
+ */
+export async function startSendTarget(settings: Record<string, string> = {}) {
+  const databaseUrl = process.env.BENCH_DATABASE_URL;
+  const dataDir = process.env.BENCH_DATA_DIR;
+  if (!databaseUrl || !dataDir) throw new Error('BENCH_DATABASE_URL and BENCH_DATA_DIR are required');
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    PUBLIC_URL: 'http://127.0.0.1/v1',
+    BOOTSTRAP_ACCOUNT: 'false',
+    ...settings,
+  });
+  const runtime = await createRuntime(config);
+  return { runtime, ...(await sendTarget(runtime)) };
 }
