@@ -92,6 +92,9 @@ export default async function* progress(source) {
       // The run's totals ("tests 212", "pass 210", ...), one diagnostic each.
       const m = /^(tests|suites|pass|fail|cancelled|skipped|todo) (\d+)$/.exec(data.message);
       if (m) counts[m[1]] = Number(m[2]);
+      // Anything else said at the top is the runner telling why a file failed outside its tests
+      // (an error thrown after its last test ended, say): the only place that reason appears.
+      else if (!/^duration_ms [\d.]+$/.test(data.message)) yield `  ! ${data.file ? `${shown(data.file)}: ` : ''}${data.message}\n`;
     }
   }
 

@@ -25,6 +25,9 @@ describe('Leased rate counter (PostgreSQL)', { skip: pgOk ? false : 'PostgreSQL 
     await store.close();
     counters = [0, 1].map((i) => {
       const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+      // An idle connection ended from outside must fail a test through its statement, not
+      // crash the file after its last test with an unhandled pool error.
+      pool.on('error', () => undefined);
       pools.push(pool);
       return new LeasedRateCounter(
         new Kysely<Database>({
@@ -36,6 +39,7 @@ describe('Leased rate counter (PostgreSQL)', { skip: pgOk ? false : 'PostgreSQL 
       );
     });
     const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+    pool.on('error', () => undefined);
     pools.push(pool);
     admin = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   });
