@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path';
-import { STAND_INS, type RunnableStandIn } from './registry.js';
+import type { RunnableStandIn } from '../src/channel-types/module.js';
+import { STAND_INS } from './registry.js';
 import { SandboxStateFile } from './shared/state-file.js';
 
 // `npm run sandbox`: every built stand-in on fixed ports from 127.0.0.1:9101 upward
@@ -33,7 +34,7 @@ function serverSettings(base: number, made: RunnableStandIn[]): string[] {
   const env: Record<string, string> = {};
   if (base !== DEFAULT_PORT_BASE) env.SANDBOX_PORT_BASE = String(base);
   env.SANDBOX_URL = `http://${HOST}:${base}`;
-  for (const m of made) Object.assign(env, m.serverEnv());
+  for (const m of made) Object.assign(env, m.serverEnv?.());
   env.SOCIALNET_VERIFY_TOKEN = 'any-local-string';
   return Object.entries(env).map(([k, v]) => `  export ${k}=${v}`);
 }

@@ -1,25 +1,12 @@
-import { createAppmsgStandIn } from './appmsg/server.js';
-import { createAppmsgBusinessMessagesStandIn } from './appmsg_business_messages/server.js';
-import { createBotmsgStandIn } from './botmsg/server.js';
-import type { StandIn } from './shared/standin.js';
-import { createMailproviderStandIn } from './mailprovider/server.js';
 import { createNluserverStandIn } from './nluserver/server.js';
-import { createRbmStandIn } from './rbm/server.js';
-import { createSmsproviderStandIn } from './smsprovider/server.js';
-import { createSocialnetChatStandIn } from './socialnet_chat/server.js';
 
+import type { RunnableStandIn } from '../src/channel-types/module.js';
 import { TYPE_MODULES } from '../src/channel-types/modules.js';
 
 // Every built stand-in with its fixed port offset (base port + offset) for local use. A channel
-// type's stand-in takes its port and server variable from the type's module
-// (src/channel-types/modules.ts), so the server derives the same URLs from SANDBOX_PORT_BASE;
-// here it is only made. The offsets must not change.
-
-export interface RunnableStandIn {
-  standIn: StandIn<unknown>;
-  /** Server settings that must match this stand-in's accounts (besides its URL). */
-  serverEnv(): Record<string, string>;
-}
+// type's stand-in is named by the type's module (src/channel-types/modules.ts): its port, its
+// server variable and its maker, so the server derives the same URLs from SANDBOX_PORT_BASE and a
+// new type adds nothing here. The offsets must not change.
 
 export interface StandInEntry {
   platform: string;
@@ -34,34 +21,19 @@ export interface StandInEntry {
   create(): RunnableStandIn;
 }
 
-const plain = (standIn: StandIn<unknown>): RunnableStandIn => ({ standIn, serverEnv: () => ({}) });
+/** The channel types' stand-ins, each maker loaded from its module (a dynamic import, so awaited here once). */
+const TYPE_STAND_INS: StandInEntry[] = await Promise.all(
+  TYPE_MODULES.flatMap((m) => (m.standIn ? [m.standIn] : [])).map(async (s) => ({
+    platform: s.name,
+    portOffset: s.portOffset,
+    urlVariable: s.urlVariable,
+    create: await s.load(),
+  })),
+);
 
-/** How each stand-in is made, by its name (a type module's `standIn.name`). */
-const MAKERS: Readonly<Record<string, () => RunnableStandIn>> = {
-  socialnet_chat: () => {
-    const standIn = createSocialnetChatStandIn();
-    // The service verifies the platform's signature on inbound calls with the app secret.
-    return { standIn, serverEnv: () => ({ SOCIALNET_APP_ID: standIn.state.app.id, SOCIALNET_APP_SECRET: standIn.state.app.secret }) };
-  },
-  botmsg: () => plain(createBotmsgStandIn()),
-  smsprovider: () => plain(createSmsproviderStandIn()),
-  appmsg: () => plain(createAppmsgStandIn()),
-  rbm: () => plain(createRbmStandIn()),
-  mailprovider: () => plain(createMailproviderStandIn()),
-  appmsg_business_messages: () => plain(createAppmsgBusinessMessagesStandIn()),
-};
-
-function maker(name: string): () => RunnableStandIn {
-  const make = MAKERS[name];
-  if (!make) throw new Error(`no stand-in is made under the name ${name} (sandbox/registry.ts)`);
-  return make;
-}
-
-/** The stand-ins of the channel types (from their modules), then the tools', in port order. */
+/** The stand-ins of the channel types, then the tools', in port order. */
 export const STAND_INS: StandInEntry[] = [
-  ...TYPE_MODULES.flatMap((m) =>
-    m.standIn ? [{ platform: m.standIn.name, portOffset: m.standIn.portOffset, urlVariable: m.standIn.urlVariable, create: maker(m.standIn.name) }] : [],
-  ),
+  ...TYPE_STAND_INS,
   {
     platform: 'nluserver',
     portOffset: 7,

@@ -4,6 +4,7 @@ import type { SettingsFragment } from '../lib/env-settings.js';
 import type { ChannelStateReports, Connector } from '../connectors/connector.js';
 import type { MediaDownloader } from '../connectors/media-download.js';
 import type { TrialDriver } from '../trial/driver.js';
+import type { StandIn } from '../../sandbox/shared/standin.js';
 import type { ChannelTypeDefinition } from './definition.js';
 
 /**
@@ -45,6 +46,17 @@ export interface StandInSpec {
   readonly portOffset: number;
   /** The server variable that points the connector elsewhere (it wins over SANDBOX_PORT_BASE). */
   readonly urlVariable: string;
+  /**
+   * Its maker, from its folder under sandbox/ (`npm run sandbox` and the tests ask for it). A
+   * dynamic import: the service itself never loads sandbox code.
+   */
+  load(): Promise<() => RunnableStandIn>;
+}
+
+/** A stand-in as made, and the server settings that must match its accounts (besides its URL). */
+export interface RunnableStandIn {
+  readonly standIn: StandIn<unknown>;
+  serverEnv?(): Record<string, string>;
 }
 
 /** What every connector is given besides its own settings. */

@@ -322,7 +322,7 @@ test('the model and the token survive a restart (registry entry, snapshot as JSO
   const first = entry.create();
   t.after(() => first.standIn.close());
   const base1 = await first.standIn.listen(0);
-  assert.deepEqual(first.serverEnv(), { NLP_ALLOWLIST: new URL(base1).host });
+  assert.deepEqual(first.serverEnv?.(), { NLP_ALLOWLIST: new URL(base1).host });
   const model = (await call('PUT', `${base1}/_sandbox/model`, CAFE)).body.model;
   await call('PUT', `${base1}/_sandbox/token`, { token: 'kept-token' });
   await post(`${base1}/model/parse?token=kept-token`, { text: 'hello' });

@@ -15,5 +15,10 @@ export const appmsgModule = defineTypeModule({
     '5': 3,
     no_recipient: 3,
   },
-  standIn: { name: 'appmsg', portOffset: STAND_IN_PORT_OFFSET, urlVariable: 'APPMSG_API_URL' },
+  standIn: {
+    name: 'appmsg',
+    portOffset: STAND_IN_PORT_OFFSET,
+    urlVariable: 'APPMSG_API_URL',
+    load: () => import('../../../sandbox/appmsg/server.js').then(({ createAppmsgStandIn }) => () => ({ standIn: createAppmsgStandIn() })),
+  },
 });

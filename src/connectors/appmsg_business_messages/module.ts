@@ -15,5 +15,13 @@ export const appmsgBusinessMessagesModule = defineTypeModule({
     '9': 3,
     ttl_elapsed: 4,
   },
-  standIn: { name: 'appmsg_business_messages', portOffset: STAND_IN_PORT_OFFSET, urlVariable: 'APPMSG_BUSINESS_API_URL' },
+  standIn: {
+    name: 'appmsg_business_messages',
+    portOffset: STAND_IN_PORT_OFFSET,
+    urlVariable: 'APPMSG_BUSINESS_API_URL',
+    load: () =>
+      import('../../../sandbox/appmsg_business_messages/server.js').then(({ createAppmsgBusinessMessagesStandIn }) => () => ({
+        standIn: createAppmsgBusinessMessagesStandIn(),
+      })),
+  },
 });

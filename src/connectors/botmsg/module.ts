@@ -25,6 +25,11 @@ export const botmsgModule = defineTypeModule({
     chat_not_found: 3, // 400 "Bad Request: chat not found" (api.ts)
     no_recipient: 3,
   },
-  standIn: { name: 'botmsg', portOffset: STAND_IN_PORT_OFFSET, urlVariable: 'BOTMSG_API_URL' },
+  standIn: {
+    name: 'botmsg',
+    portOffset: STAND_IN_PORT_OFFSET,
+    urlVariable: 'BOTMSG_API_URL',
+    load: () => import('../../../sandbox/botmsg/server.js').then(({ createBotmsgStandIn }) => () => ({ standIn: createBotmsgStandIn() })),
+  },
   trial: (s, timeoutMs) => botmsgTrial(new ControlApi(s.apiUrl, timeoutMs)),
 });

@@ -19,5 +19,10 @@ export const emailModule = defineTypeModule({
     'suppress-complaint': 2,
     complained: 2,
   },
-  standIn: { name: 'mailprovider', portOffset: STAND_IN_PORT_OFFSET, urlVariable: 'MAILPROVIDER_API_URL' },
+  standIn: {
+    name: 'mailprovider',
+    portOffset: STAND_IN_PORT_OFFSET,
+    urlVariable: 'MAILPROVIDER_API_URL',
+    load: () => import('../../../sandbox/mailprovider/server.js').then(({ createMailproviderStandIn }) => () => ({ standIn: createMailproviderStandIn() })),
+  },
 });

@@ -18,6 +18,11 @@ export const mobileModule = defineTypeModule({
       inboundUrl: context.inboundUrl,
       now: context.now,
     }),
-  standIn: { name: 'smsprovider', portOffset: STAND_IN_PORT_OFFSET, urlVariable: 'SMSPROVIDER_API_URL' },
+  standIn: {
+    name: 'smsprovider',
+    portOffset: STAND_IN_PORT_OFFSET,
+    urlVariable: 'SMSPROVIDER_API_URL',
+    load: () => import('../../../sandbox/smsprovider/server.js').then(({ createSmsproviderStandIn }) => () => ({ standIn: createSmsproviderStandIn() })),
+  },
   trial: (s, timeoutMs) => mobileTrial(new ControlApi(s.apiUrl, timeoutMs)),
 });

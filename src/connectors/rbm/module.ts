@@ -17,5 +17,10 @@ export const rbmModule = defineTypeModule({
     '404': 3,
     '403': 3,
   },
-  standIn: { name: 'rbm', portOffset: STAND_IN_PORT_OFFSET, urlVariable: 'RBM_API_URL' },
+  standIn: {
+    name: 'rbm',
+    portOffset: STAND_IN_PORT_OFFSET,
+    urlVariable: 'RBM_API_URL',
+    load: () => import('../../../sandbox/rbm/server.js').then(({ createRbmStandIn }) => () => ({ standIn: createRbmStandIn() })),
+  },
 });

@@ -34,6 +34,16 @@ export const socialnetChatModule = defineTypeModule({
     '100/2018001': 3, // no matching user found
     no_recipient: 3,
   },
-  standIn: { name: 'socialnet_chat', portOffset: STAND_IN_PORT_OFFSET, urlVariable: 'SOCIALNET_API_URL' },
+  standIn: {
+    name: 'socialnet_chat',
+    portOffset: STAND_IN_PORT_OFFSET,
+    urlVariable: 'SOCIALNET_API_URL',
+    load: () =>
+      import('../../../sandbox/socialnet_chat/server.js').then(({ createSocialnetChatStandIn }) => () => {
+        const standIn = createSocialnetChatStandIn();
+        // The service verifies the platform's signature on inbound calls with the app secret.
+        return { standIn, serverEnv: () => ({ SOCIALNET_APP_ID: standIn.state.app.id, SOCIALNET_APP_SECRET: standIn.state.app.secret }) };
+      }),
+  },
   trial: (s, timeoutMs) => socialnetChatTrial(new ControlApi(s.apiUrl, timeoutMs)),
 });
