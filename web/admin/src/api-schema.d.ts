@@ -1820,7 +1820,61 @@ export interface components {
         | {
             /** @description `default`, or a locale such as en_US. */
             locale: string;
-            items: unknown[];
+            items: (
+              | {
+                  /** @enum {string} */
+                  type: 'url';
+                  title: string;
+                  /** Format: uri */
+                  payload: string;
+                }
+              | {
+                  /** @enum {string} */
+                  type: 'postback';
+                  title: string;
+                  payload: string;
+                }
+              | {
+                  /** @enum {string} */
+                  type: 'menu';
+                  title: string;
+                  items: (
+                    | {
+                        /** @enum {string} */
+                        type: 'url';
+                        title: string;
+                        /** Format: uri */
+                        payload: string;
+                      }
+                    | {
+                        /** @enum {string} */
+                        type: 'postback';
+                        title: string;
+                        payload: string;
+                      }
+                    | {
+                        /** @enum {string} */
+                        type: 'menu';
+                        title: string;
+                        items: (
+                          | {
+                              /** @enum {string} */
+                              type: 'url';
+                              title: string;
+                              /** Format: uri */
+                              payload: string;
+                            }
+                          | {
+                              /** @enum {string} */
+                              type: 'postback';
+                              title: string;
+                              payload: string;
+                            }
+                        )[];
+                      }
+                  )[];
+                }
+            )[];
           }[]
         | null;
       user_inputs:
@@ -4334,7 +4388,61 @@ export interface operations {
                 | {
                     /** @description `default`, or a locale such as en_US. */
                     locale: string;
-                    items: unknown[];
+                    items: (
+                      | {
+                          /** @enum {string} */
+                          type: 'url';
+                          title: string;
+                          /** Format: uri */
+                          payload: string;
+                        }
+                      | {
+                          /** @enum {string} */
+                          type: 'postback';
+                          title: string;
+                          payload: string;
+                        }
+                      | {
+                          /** @enum {string} */
+                          type: 'menu';
+                          title: string;
+                          items: (
+                            | {
+                                /** @enum {string} */
+                                type: 'url';
+                                title: string;
+                                /** Format: uri */
+                                payload: string;
+                              }
+                            | {
+                                /** @enum {string} */
+                                type: 'postback';
+                                title: string;
+                                payload: string;
+                              }
+                            | {
+                                /** @enum {string} */
+                                type: 'menu';
+                                title: string;
+                                items: (
+                                  | {
+                                      /** @enum {string} */
+                                      type: 'url';
+                                      title: string;
+                                      /** Format: uri */
+                                      payload: string;
+                                    }
+                                  | {
+                                      /** @enum {string} */
+                                      type: 'postback';
+                                      title: string;
+                                      payload: string;
+                                    }
+                                )[];
+                              }
+                          )[];
+                        }
+                    )[];
                   }[]
                 | null;
               user_inputs?:

@@ -31,13 +31,6 @@ export const UserInputs = Type.Array(Type.Object({ locale: Locale, enabled: Type
   description: 'Per locale; one `default` entry is required. Disabling needs a menu.',
 });
 
-/** Documented shape of the settings object (every value nullable: null means unset). */
-const nullable = (s: TSchema) => Type.Union([s, Type.Null()]);
-export const SocialnetChatSettings = Type.Object(
-  { get_started_button: nullable(GetStartedButton), menu: nullable(Menu), user_inputs: nullable(UserInputs), domains_whitelist: nullable(DomainsWhitelist) },
-  { title: 'socialnet_chat settings' },
-);
-
 function checkLocales(entries: Array<{ locale: string }>, field: string): void {
   const seen = new Set<string>();
   entries.forEach((entry, i) => {
@@ -51,6 +44,31 @@ const ITEM_TYPES = ['url', 'postback', 'menu'] as const;
 const UrlPayload = Type.String({ minLength: 1, maxLength: 2000, format: 'uri' });
 const PostbackPayload = Type.String({ minLength: 1, maxLength: PAYLOAD_MAX });
 const Title = Type.String({ minLength: 1, maxLength: MENU_TITLE_MAX });
+
+/**
+ * The items of a menu as documented: checkMenuItem holds the rules (and their messages), this
+ * writes the same shape out, level by level, for the OpenAPI document and the clients made from it.
+ */
+const LinkItems = [
+  Type.Object({ type: Type.Literal('url'), title: Title, payload: UrlPayload }, strict),
+  Type.Object({ type: Type.Literal('postback'), title: Title, payload: PostbackPayload }, strict),
+];
+const itemsOf = (level: TSchema[]) => Type.Array(Type.Union(level), { minItems: 1, maxItems: MENU_ITEMS_MAX });
+const itemsDown = (depth: number): TSchema[] =>
+  depth >= MENU_DEPTH_MAX ? LinkItems : [...LinkItems, Type.Object({ type: Type.Literal('menu'), title: Title, items: itemsOf(itemsDown(depth + 1)) }, strict)];
+const DocumentedMenu = Type.Array(Type.Object({ locale: Locale, items: itemsOf(itemsDown(1)) }, strict), { minItems: 1, description: Menu.description });
+
+/** Documented shape of the settings object (every value nullable: null means unset). */
+const nullable = (s: TSchema) => Type.Union([s, Type.Null()]);
+export const SocialnetChatSettings = Type.Object(
+  {
+    get_started_button: nullable(GetStartedButton),
+    menu: nullable(DocumentedMenu),
+    user_inputs: nullable(UserInputs),
+    domains_whitelist: nullable(DomainsWhitelist),
+  },
+  { title: 'socialnet_chat settings' },
+);
 
 /** One menu item; a `menu` item holds its own items, one level deeper. */
 function checkMenuItem(item: unknown, field: string, depth: number): void {

@@ -1,4 +1,5 @@
 import { useState, type ReactNode } from 'react';
+import { ApiFailure } from '../api';
 import { Button, ConfirmDialog, type Variant } from '../ui';
 
 /** Small pieces the channel tabs share: a live status line, a confirmed action, 422 fields. */
@@ -48,8 +49,7 @@ export function ConfirmButton(props: {
 /** The API's validation errors by field (422 `field`). */
 export function fieldsOf(error: unknown): Record<string, string> {
   const fields: Record<string, string> = {};
-  const list = (error as { errors?: Array<{ field?: string; message: string }> } | null)?.errors;
-  if (Array.isArray(list)) for (const e of list) if (e.field !== undefined) fields[e.field] = e.message;
+  if (error instanceof ApiFailure) for (const e of error.errors) if (e.field !== undefined) fields[e.field] = e.message;
   return fields;
 }
 

@@ -21,8 +21,5 @@ export type Card = Schemas['Card'];
 
 export type ServiceChatSettings = Schemas['ServiceChatSettings'];
 export type SocialnetChatSettings = Schemas['SocialnetChatSettings'];
-/**
- * A menu item as the settings editor builds it. The document leaves the items of a menu open (the
- * schema is recursive), so their shape is written here, as Update Settings takes it.
- */
-export type MenuItem = { type: 'url' | 'postback'; title: string; payload: string } | { type: 'menu'; title: string; items: MenuItem[] };
+/** A menu's top-level item as the API takes and answers it; a `menu` item holds the next level's. */
+export type MenuItem = NonNullable<SocialnetChatSettings['menu']>[number]['items'][number];

@@ -36,11 +36,14 @@ function fromItem(item: MenuItem): EditItem {
 }
 
 export function menuFromApi(menu: SocialnetChatSettings['menu']): EditLocale[] {
-  return (menu ?? []).map((entry) => ({ key: newKey(), locale: entry.locale, items: (entry.items as MenuItem[]).map(fromItem) }));
+  return (menu ?? []).map((entry) => ({ key: newKey(), locale: entry.locale, items: entry.items.map(fromItem) }));
 }
 
+type SubItems = Extract<MenuItem, { type: 'menu' }>['items'];
+
 function toItem(item: EditItem): MenuItem {
-  if (item.type === 'menu') return { type: 'menu', title: item.title, items: item.items.map(toItem) };
+  // The document types each level of the menu apart; the editor's rules (menu-rules.ts) keep the depth.
+  if (item.type === 'menu') return { type: 'menu', title: item.title, items: item.items.map(toItem) as SubItems };
   return { type: item.type, title: item.title, payload: item.payload };
 }
 

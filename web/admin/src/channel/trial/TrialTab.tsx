@@ -90,10 +90,10 @@ function TrialSender({ channel, selected, hrefOf }: { channel: Channel; selected
     setError(null);
     try {
       const useContact = asSelected && selected !== null;
-      const answer = (await channelApi.trialSend(channel.id, { text, ...(useContact ? { contact: selected } : {}) })) as { contact_id?: string | null };
+      const answer = await channelApi.trialSend(channel.id, { text, ...(useContact ? { contact: selected } : {}) });
       setSent(text);
       setText('');
-      if (answer?.contact_id && answer.contact_id !== selected) navigate(hrefOf(answer.contact_id));
+      if (answer.contact_id && answer.contact_id !== selected) navigate(hrefOf(answer.contact_id));
     } catch (e) {
       const fields = fieldsOf(e);
       setError(fields.text ?? messageOf(e));

@@ -1,5 +1,5 @@
 import { useCallback, useState } from 'react';
-import { messageOf } from '../../api';
+import { messageOf, type Page } from '../../api';
 import { Button, SelectField, formatTime } from '../../ui';
 import { channelApi } from '../channel-api';
 import { ConfirmButton, formatSeconds, type Notice } from '../bits';
@@ -17,7 +17,7 @@ type Filter = DeliveryStatus | 'all';
 export function DeliveryLog({ channelId, version, bump, notify }: { channelId: string; version: number; bump: () => void; notify: (n: Notice) => void }) {
   const [filter, setFilter] = useState<Filter>('all');
   const [offset, setOffset] = useState(0);
-  const [page, setPage] = useState<{ items: Delivery[]; total: number } | null>(null);
+  const [page, setPage] = useState<Page<Delivery> | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
 
   const load = useCallback(
