@@ -67,3 +67,13 @@ test('a switch over a union that misses a member is refused', async () => {
   assert.ok((await rulesFiring(probe, switchOver(['a', 'b']))).includes('@typescript-eslint/switch-exhaustiveness-check'));
   assert.deepEqual(await rulesFiring(probe, switchOver(['a', 'b', 'c'])), []);
 });
+
+test('a promise where a condition or a void callback is expected is refused', async () => {
+  const probe = LIB_PROBE;
+  const asCondition = 'export async function f(p: Promise<boolean>): Promise<number> {\n  if (p) return 1;\n  return (await p) ? 2 : 3;\n}\n';
+  assert.ok((await rulesFiring(probe, asCondition)).includes('@typescript-eslint/no-misused-promises'));
+  const asVoidCallback = "import { EventEmitter } from 'node:events';\nexport function f(e: EventEmitter): void {\n  e.on('x', async () => {});\n}\n";
+  assert.ok((await rulesFiring(probe, asVoidCallback)).includes('@typescript-eslint/no-misused-promises'));
+  const awaited = 'export async function f(p: Promise<boolean>): Promise<number> {\n  return (await p) ? 2 : 3;\n}\n';
+  assert.deepEqual(await rulesFiring(probe, awaited), []);
+});
