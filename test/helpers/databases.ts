@@ -5,6 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { test as nodeTest } from 'node:test';
 import pg from 'pg';
 import { openStore } from '../../src/store/open.js';
+import type { Store } from '../../src/store/store.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -132,6 +133,17 @@ export async function createTestDatabase(dialect: Dialect, options: { migrated?:
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A suite's store: a fresh database with every migration applied and a store open on it (a
+ * suite's `before`). The suite closes the store and drops the database in its `after`.
+ */
+export async function openTestStore(dialect: Dialect): Promise<{ db: TestDatabase; store: Store }> {
+  const db = await createTestDatabase(dialect);
+  const store = await openStore(db.url);
+  await store.migrate();
+  return { db, store };
 }
 
 export interface DialectRun {

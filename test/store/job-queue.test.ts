@@ -1,6 +1,6 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { dialects, createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { dialects, openTestStore, type TestDatabase } from '../helpers/databases.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import type { JobOutcome, JobQueue, NewJob } from '../../src/store/job-queue.js';
@@ -54,9 +54,7 @@ for (const { dialect, skip } of await dialects()) {
     const wall = new ManualClock(Date.UTC(2026, 0, 1));
 
     before(async () => {
-      db = await createTestDatabase(dialect);
-      store = await openStore(db.url);
-      await store.migrate();
+      ({ db, store } = await openTestStore(dialect));
       await store.accounts.insert({ id: ACCOUNT, name: 'a', plan: 'free', hourly_limit: null, concurrency_limit: null, created_at: 1 });
       await store.channels.insert({
         id: CHANNEL,

@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import { createTestDatabase, postgresAvailable, type TestDatabase } from '../helpers/databases.js';
-import { openStore } from '../../src/store/open.js';
 import type { Database } from '../../src/store/schema.js';
 import { LeasedRateCounter } from '../../src/store/postgres/leased-rate-counter.js';
 
@@ -19,10 +18,8 @@ describe('Leased rate counter (PostgreSQL)', { skip: pgOk ? false : 'PostgreSQL 
   let admin: Kysely<Database>;
 
   before(async () => {
+    // Made from the migrated template: the counters need the tables, not a store.
     db = await createTestDatabase('postgres');
-    const store = await openStore(db.url);
-    await store.migrate();
-    await store.close();
     counters = [0, 1].map((i) => {
       const pool = new pg.Pool({ connectionString: db.url, max: 2 });
       // An idle connection ended from outside must fail a test through its statement, not

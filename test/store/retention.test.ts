@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Insertable } from 'kysely';
-import { dialects, createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { dialects, openTestStore, type TestDatabase } from '../helpers/databases.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import type { Database } from '../../src/store/schema.js';
@@ -218,9 +218,7 @@ for (const { dialect, skip } of await dialects()) {
     }
 
     before(async () => {
-      db = await createTestDatabase(dialect);
-      store = await openStore(db.url);
-      await store.migrate();
+      ({ db, store } = await openTestStore(dialect));
       observer = await openStore(db.url);
       filesDir = mkdtempSync(join(tmpdir(), 'parley-retention-'));
       const local = new LocalFileStore(filesDir);

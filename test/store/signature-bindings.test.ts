@@ -1,6 +1,6 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { dialects, createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { dialects, openTestStore, type TestDatabase } from '../helpers/databases.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 
@@ -14,9 +14,7 @@ for (const { dialect, skip } of await dialects()) {
     let db: TestDatabase;
     let store: Store;
     before(async () => {
-      db = await createTestDatabase(dialect);
-      store = await openStore(db.url);
-      await store.migrate();
+      ({ db, store } = await openTestStore(dialect));
     });
     after(async () => {
       await store?.close();

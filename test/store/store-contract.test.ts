@@ -1,6 +1,6 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { dialects, createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { createTestDatabase, dialects, openTestStore, type TestDatabase } from '../helpers/databases.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 
@@ -10,9 +10,7 @@ for (const { dialect, skip } of await dialects()) {
     let db: TestDatabase;
     let store: Store;
     before(async () => {
-      db = await createTestDatabase(dialect);
-      store = await openStore(db.url);
-      await store.migrate();
+      ({ db, store } = await openTestStore(dialect));
     });
     after(async () => {
       await store?.close();
