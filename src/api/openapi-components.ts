@@ -17,7 +17,7 @@ import {
 } from '../schemas/content.js';
 import { ChannelResponse, CREATE_SCHEMAS, CreateChannelBody, UPDATE_SCHEMAS, UpdateChannelBody, Webhook } from '../domain/channels/schemas.js';
 import { MessageError, MessageParts, MessageWithStatusResponse } from '../schemas/message-status.js';
-import { SettingsResponse, TYPE_SETTINGS_SCHEMAS } from '../domain/settings/schemas.js';
+import { SettingsResponse, TYPE_SETTINGS_COMPONENTS, TYPE_SETTINGS_SCHEMAS } from '../domain/settings/schemas.js';
 import { NotificationResponse, SendNotificationBody } from '../domain/notifications/schemas.js';
 import { DeliveryAttemptResponse, DeliveryResponse } from '../domain/webhooks/schemas.js';
 import { CapabilitiesResponse } from '../domain/messages/capabilities-view.js';
@@ -55,6 +55,7 @@ const NAMED: Record<string, TSchema> = {
   Contact: ContactResponse,
   Settings: SettingsResponse,
   ...Object.fromEntries(TYPE_SETTINGS_SCHEMAS.map((s) => [s.name, s.schema])),
+  ...TYPE_SETTINGS_COMPONENTS,
   SendNotification: SendNotificationBody,
   Notification: NotificationResponse,
   Delivery: DeliveryResponse,

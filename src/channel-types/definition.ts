@@ -211,4 +211,6 @@ export interface SettingsSpec {
   appliedOnPlatform: boolean;
   /** The documented shape of the settings object; absent when the type has no settings. */
   schema?: TObject;
+  /** Parts of `schema` the OpenAPI document names (its components), so it states each shape once. */
+  components?: Readonly<Record<string, TSchema>>;
 }

@@ -1816,67 +1816,7 @@ export interface components {
       get_started_button: {
         payload: string;
       } | null;
-      menu:
-        | {
-            /** @description `default`, or a locale such as en_US. */
-            locale: string;
-            items: (
-              | {
-                  /** @enum {string} */
-                  type: 'url';
-                  title: string;
-                  /** Format: uri */
-                  payload: string;
-                }
-              | {
-                  /** @enum {string} */
-                  type: 'postback';
-                  title: string;
-                  payload: string;
-                }
-              | {
-                  /** @enum {string} */
-                  type: 'menu';
-                  title: string;
-                  items: (
-                    | {
-                        /** @enum {string} */
-                        type: 'url';
-                        title: string;
-                        /** Format: uri */
-                        payload: string;
-                      }
-                    | {
-                        /** @enum {string} */
-                        type: 'postback';
-                        title: string;
-                        payload: string;
-                      }
-                    | {
-                        /** @enum {string} */
-                        type: 'menu';
-                        title: string;
-                        items: (
-                          | {
-                              /** @enum {string} */
-                              type: 'url';
-                              title: string;
-                              /** Format: uri */
-                              payload: string;
-                            }
-                          | {
-                              /** @enum {string} */
-                              type: 'postback';
-                              title: string;
-                              payload: string;
-                            }
-                        )[];
-                      }
-                  )[];
-                }
-            )[];
-          }[]
-        | null;
+      menu: components['schemas']['SocialnetChatMenu'] | null;
       user_inputs:
         | {
             /** @description `default`, or a locale such as en_US. */
@@ -1885,6 +1825,44 @@ export interface components {
           }[]
         | null;
       domains_whitelist: string[] | null;
+    };
+    /** @description Per locale; one `default` entry is required. Items: {type: url|postback|menu, title, payload} (menu: {type, title, items}), nested up to 3 levels, at most 3 per menu. */
+    SocialnetChatMenu: {
+      /** @description `default`, or a locale such as en_US. */
+      locale: string;
+      items: components['schemas']['SocialnetChatMenuItemLevel1'][];
+    }[];
+    SocialnetChatMenuItemLevel1:
+      | components['schemas']['SocialnetChatMenuUrlItem']
+      | components['schemas']['SocialnetChatMenuPostbackItem']
+      | {
+          /** @enum {string} */
+          type: 'menu';
+          title: string;
+          items: components['schemas']['SocialnetChatMenuItemLevel2'][];
+        };
+    SocialnetChatMenuItemLevel2:
+      | components['schemas']['SocialnetChatMenuUrlItem']
+      | components['schemas']['SocialnetChatMenuPostbackItem']
+      | {
+          /** @enum {string} */
+          type: 'menu';
+          title: string;
+          items: components['schemas']['SocialnetChatMenuItemLevel3'][];
+        };
+    SocialnetChatMenuItemLevel3: components['schemas']['SocialnetChatMenuUrlItem'] | components['schemas']['SocialnetChatMenuPostbackItem'];
+    SocialnetChatMenuUrlItem: {
+      /** @enum {string} */
+      type: 'url';
+      title: string;
+      /** Format: uri */
+      payload: string;
+    };
+    SocialnetChatMenuPostbackItem: {
+      /** @enum {string} */
+      type: 'postback';
+      title: string;
+      payload: string;
     };
     /** Send Notification */
     SendNotification: {
@@ -4384,67 +4362,7 @@ export interface operations {
               get_started_button?: {
                 payload: string;
               } | null;
-              menu?:
-                | {
-                    /** @description `default`, or a locale such as en_US. */
-                    locale: string;
-                    items: (
-                      | {
-                          /** @enum {string} */
-                          type: 'url';
-                          title: string;
-                          /** Format: uri */
-                          payload: string;
-                        }
-                      | {
-                          /** @enum {string} */
-                          type: 'postback';
-                          title: string;
-                          payload: string;
-                        }
-                      | {
-                          /** @enum {string} */
-                          type: 'menu';
-                          title: string;
-                          items: (
-                            | {
-                                /** @enum {string} */
-                                type: 'url';
-                                title: string;
-                                /** Format: uri */
-                                payload: string;
-                              }
-                            | {
-                                /** @enum {string} */
-                                type: 'postback';
-                                title: string;
-                                payload: string;
-                              }
-                            | {
-                                /** @enum {string} */
-                                type: 'menu';
-                                title: string;
-                                items: (
-                                  | {
-                                      /** @enum {string} */
-                                      type: 'url';
-                                      title: string;
-                                      /** Format: uri */
-                                      payload: string;
-                                    }
-                                  | {
-                                      /** @enum {string} */
-                                      type: 'postback';
-                                      title: string;
-                                      payload: string;
-                                    }
-                                )[];
-                              }
-                          )[];
-                        }
-                    )[];
-                  }[]
-                | null;
+              menu?: components['schemas']['SocialnetChatMenu'] | null;
               user_inputs?:
                 | {
                     /** @description `default`, or a locale such as en_US. */

@@ -49,14 +49,15 @@ const Title = Type.String({ minLength: 1, maxLength: MENU_TITLE_MAX });
  * The items of a menu as documented: checkMenuItem holds the rules (and their messages), this
  * writes the same shape out, level by level, for the OpenAPI document and the clients made from it.
  */
-const LinkItems = [
-  Type.Object({ type: Type.Literal('url'), title: Title, payload: UrlPayload }, strict),
-  Type.Object({ type: Type.Literal('postback'), title: Title, payload: PostbackPayload }, strict),
-];
-const itemsOf = (level: TSchema[]) => Type.Array(Type.Union(level), { minItems: 1, maxItems: MENU_ITEMS_MAX });
-const itemsDown = (depth: number): TSchema[] =>
-  depth >= MENU_DEPTH_MAX ? LinkItems : [...LinkItems, Type.Object({ type: Type.Literal('menu'), title: Title, items: itemsOf(itemsDown(depth + 1)) }, strict)];
-const DocumentedMenu = Type.Array(Type.Object({ locale: Locale, items: itemsOf(itemsDown(1)) }, strict), { minItems: 1, description: Menu.description });
+const UrlItem = Type.Object({ type: Type.Literal('url'), title: Title, payload: UrlPayload }, strict);
+const PostbackItem = Type.Object({ type: Type.Literal('postback'), title: Title, payload: PostbackPayload }, strict);
+const LinkItems = [UrlItem, PostbackItem];
+const itemsOf = (item: TSchema) => Type.Array(item, { minItems: 1, maxItems: MENU_ITEMS_MAX });
+/** The items of each level, the top one first: links, and on every level but the last, menus of the next level's items. */
+const ItemLevels: TSchema[] = [Type.Union(LinkItems)];
+while (ItemLevels.length < MENU_DEPTH_MAX)
+  ItemLevels.unshift(Type.Union([...LinkItems, Type.Object({ type: Type.Literal('menu'), title: Title, items: itemsOf(ItemLevels[0]!) }, strict)]));
+const DocumentedMenu = Type.Array(Type.Object({ locale: Locale, items: itemsOf(ItemLevels[0]!) }, strict), { minItems: 1, description: Menu.description });
 
 /** Documented shape of the settings object (every value nullable: null means unset). */
 const nullable = (s: TSchema) => Type.Union([s, Type.Null()]);
@@ -133,4 +134,10 @@ export const settings: SettingsSpec = {
   crossCheck,
   appliedOnPlatform: true,
   schema: SocialnetChatSettings,
+  components: {
+    SocialnetChatMenu: DocumentedMenu,
+    ...Object.fromEntries(ItemLevels.map((level, i) => [`SocialnetChatMenuItemLevel${i + 1}`, level])),
+    SocialnetChatMenuUrlItem: UrlItem,
+    SocialnetChatMenuPostbackItem: PostbackItem,
+  },
 };

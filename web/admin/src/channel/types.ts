@@ -22,4 +22,4 @@ export type Card = Schemas['Card'];
 export type ServiceChatSettings = Schemas['ServiceChatSettings'];
 export type SocialnetChatSettings = Schemas['SocialnetChatSettings'];
 /** A menu's top-level item as the API takes and answers it; a `menu` item holds the next level's. */
-export type MenuItem = NonNullable<SocialnetChatSettings['menu']>[number]['items'][number];
+export type MenuItem = Schemas['SocialnetChatMenuItemLevel1'];
