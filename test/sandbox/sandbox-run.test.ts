@@ -9,7 +9,7 @@ import { CONNECTOR_SETTINGS } from '../../src/connectors/registry-defaults.js';
 import { startTestServer } from '../helpers/runtime.js';
 import { startWebhookReceiver } from '../helpers/webhooks.js';
 import { at, call, get, post } from './helpers/http.js';
-import { freePortBase, startSandbox } from './helpers/sandbox-process.js';
+import { freePortBase, startSandbox, type SandboxProcess } from './helpers/sandbox-process.js';
 
 // `npm run sandbox` (sandbox/main.ts) as a process: moved with SANDBOX_PORT_BASE, its accounts kept
 // in the data folder, and a server pointed at it by that one setting. The sandbox part does not
@@ -72,11 +72,15 @@ test('a sandbox started twice on one data folder has the same credentials and ac
 
 test('SANDBOX_PORT_BASE alone points the server at every moved stand-in; its channels keep working across a sandbox restart', async (t) => {
   const dir = dataDir();
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
   const base = await freePortBase();
   const env = { SANDBOX_PORT_BASE: String(base), DATA_DIR: dir };
-  let sandbox = await startSandbox(env);
-  t.after(() => sandbox.stop());
+  let sandbox: SandboxProcess | undefined;
+  // The sandbox stops (writing its state file) before its folder goes.
+  t.after(async () => {
+    await sandbox?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  sandbox = await startSandbox(env);
 
   // The server gets exactly what the sandbox printed: the port base, the app it runs as, and the
   // NLU stand-in's address let through the guard of NLP calls (its URL is given per channel).
