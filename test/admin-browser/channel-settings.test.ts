@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
 import { checkAccessibility, chromiumMissing, type AdminPage } from '../helpers/admin-browser.js';
 import { adminSuite } from '../helpers/admin-suite.js';
+import { eventually } from '../helpers/waits.js';
 import { connectPage, startStandIns, type StandIns } from './channel-fixtures.js';
 
 // The Settings tab per type: the service_chat whitelist checked entry by entry as it is typed,
@@ -65,8 +66,17 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [MENU] }))
       // The preview page is this server's: once its origin is listed, the real widget chats in the frame.
       await checkAccessibility(a.page, 'the service_chat Settings tab');
       await a.page.getByRole('button', { name: `Add ${admin.s.origin} to the whitelist` }).click();
+      // The first save's notice is still on the page, so the second save is awaited at the server.
+      const saved = await eventually(
+        async () => {
+          const list = (await admin.s.api.get(`/v1/channels/${id}/settings`)).body.domains_whitelist as string[];
+          return list.length === 2 ? list : undefined;
+        },
+        15_000,
+        'the preview origin saved',
+      );
+      assert.deepEqual(saved, ['https://shop.example.com', admin.s.origin]);
       await a.page.getByText('Whitelist saved.').waitFor();
-      assert.deepEqual((await admin.s.api.get(`/v1/channels/${id}/settings`)).body.domains_whitelist, ['https://shop.example.com', admin.s.origin]);
       const frame = a.page.frameLocator('iframe[title="Web chat preview"]');
       const input = frame.getByRole('textbox', { name: 'Message' });
       await input.fill('Is the preview live?');
