@@ -22,7 +22,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { createTestDatabase, type Dialect } from '../../test/helpers/databases.js';
-import { benchStores, machineFacts, percentile, SERVER_NODE_ARGS, startBenchProcess, writeDocsSection } from '../shared/process.js';
+import { benchStores, cpuMs, machineFacts, percentile, SERVER_NODE_ARGS, startBenchProcess, writeDocsSection } from '../shared/process.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -208,6 +208,7 @@ async function lag(dialect: Dialect, extraEnv: Record<string, string> = {}): Pro
     };
     // Open loop: requests leave on a fixed schedule whatever the answers' latency.
     const total = RATE * (SECONDS + WARMUP_SECONDS);
+    const cpuBefore = cpuMs(server.child.pid);
     const started = performance.now();
     receiver.measureFrom = Date.now() + WARMUP_SECONDS * 1000;
     const inflight = new Set<Promise<void>>();
@@ -221,6 +222,7 @@ async function lag(dialect: Dialect, extraEnv: Record<string, string> = {}): Pro
     const offeredSeconds = (performance.now() - started) / 1000;
     await Promise.all(inflight);
     await receiver.waitForDistinct(accepted, 30_000);
+    const cpuAfter = cpuMs(server.child.pid);
     await pool.close();
     const closing = await server.stop();
     if (process.env.BENCH_TIMELINE) {
@@ -243,6 +245,8 @@ async function lag(dialect: Dialect, extraEnv: Record<string, string> = {}): Pro
       duplicates: receiver.duplicates,
       measured: sorted.length,
       lagMs: { p50: percentile(sorted, 50), p90: percentile(sorted, 90), p99: percentile(sorted, 99), max: sorted.at(-1) ?? 0 },
+      // The service's CPU time per event (the send and its delivery), microseconds.
+      serverCpuUsPerEvent: cpuBefore === null || cpuAfter === null ? null : Math.round(((cpuAfter - cpuBefore) * 1000) / total),
       loadAverage,
       store: closing,
     };

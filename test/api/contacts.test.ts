@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dialects } from '../helpers/databases.js';
 import { startTestApp, type TestServer } from '../helpers/runtime.js';
+import { ManualClock } from '../../src/lib/clock.js';
 import { count, createChannel, fakeConnectors, send } from './messages-fixtures.js';
 
 const TEXT = { type: 'text', payload: 'Hello' };
@@ -58,7 +59,7 @@ for (const { dialect, skip } of await dialects()) {
       assert.equal(empty.headers.get('x-total-count'), '0');
     });
 
-    /** A stored message of the contact at a chosen time (the trigger of migration 018 reads created_at). */
+    /** A stored message of the contact at a chosen time (the trigger of migrations 018 and 019 reads created_at). */
     async function insertMessage(channel: string, contact: string, createdAt: number): Promise<void> {
       await s.runtime.store.messages.insert({
         id: s.runtime.ids.nextNumber(),
@@ -82,25 +83,31 @@ for (const { dialect, skip } of await dialects()) {
 
     const idsOf = (body: Array<{ id: string }>) => body.map((c) => c.id);
 
-    test('List Contacts order=last_activity: newest message first, ties to the newer contact, contacts without messages last', async () => {
+    test('List Contacts order=last_activity: newest message first (to the second), ties to the newer contact, contacts without messages last', async () => {
       const channel = await createChannel(s.api, 'service_chat');
       const [a, b, c, d] = [await insertContact(channel), await insertContact(channel), await insertContact(channel), await insertContact(channel)];
-      await insertMessage(channel, a!, 300);
-      await insertMessage(channel, b!, 100);
-      await insertMessage(channel, c!, 300);
+      const second = 1000;
+      await insertMessage(channel, a!, 3 * second);
+      await insertMessage(channel, b!, 1 * second);
+      await insertMessage(channel, c!, 3 * second);
       const list = async (query = '') => {
         const res = await s.api.get(`/v1/channels/${channel}/contacts?order=last_activity${query}`);
         assert.equal(res.status, 200, res.text);
         return { ids: idsOf(res.body), total: res.headers.get('x-total-count') };
       };
       assert.deepEqual(await list(), { ids: [c, a, b, d], total: '4' });
-      // An older message does not move a contact back; a newer one moves it to the top.
-      await insertMessage(channel, c!, 50);
-      await insertMessage(channel, b!, 200);
+      // An older message does not move a contact back; one a second newer or more moves it to the top.
+      await insertMessage(channel, c!, second / 2);
+      await insertMessage(channel, b!, 2 * second);
       assert.deepEqual((await list()).ids, [c, a, b, d]);
-      await insertMessage(channel, b!, 400);
+      await insertMessage(channel, b!, 4 * second);
       assert.deepEqual((await list()).ids, [b, c, a, d]);
-      assert.deepEqual(await list('&max=2&offset=1'), { ids: [c, a], total: '4' });
+      // The time is kept to the second: a message less than a second newer leaves it.
+      await insertMessage(channel, a!, 3 * second + second - 1);
+      assert.deepEqual((await list()).ids, [b, c, a, d]);
+      await insertMessage(channel, a!, 5 * second);
+      assert.deepEqual((await list()).ids, [a, b, c, d]);
+      assert.deepEqual(await list('&max=2&offset=1'), { ids: [b, c], total: '4' });
       assert.deepEqual(await list('&offset=4'), { ids: [], total: '4' });
       // The specification's order is unchanged by activity: newest contact first.
       const plain = await s.api.get(`/v1/channels/${channel}/contacts`);
@@ -109,25 +116,34 @@ for (const { dialect, skip } of await dialects()) {
       assert.equal((await s.api.get(`/v1/channels/${channel}/contacts?order=oldest`)).status, 422);
     });
 
-    test('order=last_activity follows Send Message, also for concurrent sends to the same contacts', async () => {
-      const channel = await createChannel(s.api, 'mobile', 'test');
-      const numbers = ['+420601200000', '+420601200001', '+420601200002', '+420601200003'];
-      const results = await Promise.all(Array.from({ length: 40 }, (_, i) => send(s.api, channel, { phone_number: numbers[(i * 7) % 4]! }, TEXT)));
-      for (const r of results) assert.equal(r.status, 201, r.text);
-      const rows = await s.runtime.store.db.selectFrom('contacts').select(['id', 'last_activity_at']).where('channel_id', '=', Number(channel)).execute();
-      assert.equal(rows.length, 4);
-      for (const row of rows) {
-        const newest = await s.runtime.store.db
-          .selectFrom('messages')
-          .select((eb) => eb.fn.max('created_at').as('at'))
-          .where('contact_id', '=', row.id)
-          .executeTakeFirstOrThrow();
-        assert.equal(Number(row.last_activity_at), Number(newest.at));
+    test('order=last_activity follows Send Message to the second, also for concurrent sends to the same contacts', async () => {
+      // A clock of its own: the sends' times are chosen, not waited for.
+      const clock = new ManualClock(Date.UTC(2026, 5, 1, 9, 0, 0));
+      const own = await startTestApp(dialect, { connectors: fakeConnectors().registry, clock });
+      try {
+        const channel = await createChannel(own.api, 'mobile', 'test');
+        const numbers = ['+420601200000', '+420601200001', '+420601200002', '+420601200003'];
+        const sendTo = (n: number) => send(own.api, channel, { phone_number: numbers[n]! }, TEXT);
+        const activity = async () => {
+          const rows = await own.runtime.store.db.selectFrom('contacts').select(['id', 'last_activity_at']).where('channel_id', '=', Number(channel)).execute();
+          return new Map(rows.map((r) => [String(r.id), Number(r.last_activity_at)]));
+        };
+        const results = await Promise.all(Array.from({ length: 40 }, (_, i) => sendTo((i * 7) % 4)));
+        for (const r of results) assert.equal(r.status, 201, r.text);
+        const idOf = (n: number) => results.find((r) => r.body.contact.phone_number === numbers[n])!.body.contact.id as string;
+        const start = clock.now();
+        assert.deepEqual(await activity(), new Map(numbers.map((_, n) => [idOf(n), start])));
+        // Less than a second later the stored time stays; a second or more later it moves.
+        clock.advance(400);
+        assert.equal((await sendTo(0)).status, 201);
+        assert.equal((await activity()).get(idOf(0)), start);
+        clock.advance(600);
+        assert.equal((await sendTo(0)).status, 201);
+        assert.equal((await activity()).get(idOf(0)), start + 1000);
+        assert.equal((await own.api.get(`/v1/channels/${channel}/contacts?order=last_activity&max=1`)).body[0].id, idOf(0));
+      } finally {
+        await own.close();
       }
-      const first = results[0]!.body.contact.id as string;
-      await new Promise((r) => setTimeout(r, 5));
-      assert.equal((await send(s.api, channel, { phone_number: numbers[0]! }, TEXT)).status, 201);
-      assert.equal((await s.api.get(`/v1/channels/${channel}/contacts?order=last_activity&max=1`)).body[0].id, first);
     });
 
     test('List Contacts q: name, phone number, e-mail or user reference contains it, any case; wildcards are plain text', async () => {
@@ -136,7 +152,7 @@ for (const { dialect, skip } of await dialects()) {
       const petr = await insertContact(channel, { name: 'Petr', email: 'petr.svoboda@example.com' });
       const ref = await insertContact(channel, { user_ref: 'Ref_50%' });
       const none = await insertContact(channel);
-      await insertMessage(channel, petr, 10);
+      await insertMessage(channel, petr, 10_000);
       const search = async (q: string, extra = '') => {
         const res = await s.api.get(`/v1/channels/${channel}/contacts?q=${encodeURIComponent(q)}${extra}`);
         assert.equal(res.status, 200, res.text);

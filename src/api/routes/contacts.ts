@@ -13,7 +13,8 @@ const ListContactsQuery = Type.Object(
     order: Type.Optional(
       Type.Union([Type.Literal('newest'), Type.Literal('last_activity')], {
         default: 'newest',
-        description: 'newest: newest contact first (the default). last_activity: the contact with the newest message first.',
+        description:
+          'newest: newest contact first (the default). last_activity: the contact with the newest message first (message times compared to the second).',
       }),
     ),
     q: Type.Optional(

@@ -4917,7 +4917,7 @@ export interface operations {
         max?: number;
         /** @description Offset of the first result. */
         offset?: number;
-        /** @description newest: newest contact first (the default). last_activity: the contact with the newest message first. */
+        /** @description newest: newest contact first (the default). last_activity: the contact with the newest message first (message times compared to the second). */
         order?: 'newest' | 'last_activity';
         /** @description Only contacts whose name, phone number, e-mail address or user reference contains this text, in any case, or whose id it is. */
         q?: string;

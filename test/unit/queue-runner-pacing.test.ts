@@ -1,0 +1,119 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { QueueRunner } from '../../src/queue/runner.js';
+import type { Admission, Lease, TaskContext, TaskKind, TaskSource } from '../../src/queue/task.js';
+import { createLogger } from '../../src/lib/logger.js';
+import { expectQuiet } from '../helpers/waits.js';
+
+/**
+ * The runner's pacing options (queue/runner.ts): claims woken by new work wait for
+ * `wakeClaimGapMs` after the claim before them, claims for free room do not; outcomes wait
+ * `flushDelayMs` for others to share their write-back.
+ */
+
+const logger = createLogger('silent');
+
+/** An in-memory task kind: items are numbers, each run records its number as its outcome. */
+function memoryKind() {
+  const due: number[] = [];
+  const claims: number[] = [];
+  const writes: number[][] = [];
+  const listeners: Array<() => void> = [];
+  let wantsMore = false;
+  const waiting: number[] = [];
+  const source: TaskSource<number, number> = {
+    claim(_lease: Lease, limit: number) {
+      const items = due.splice(0, limit);
+      claims.push(items.length);
+      for (const l of listeners.splice(0)) l();
+      return Promise.resolve(items);
+    },
+    complete(outcomes) {
+      writes.push([...outcomes]);
+      for (const l of listeners.splice(0)) l();
+      return Promise.resolve();
+    },
+    release: () => Promise.resolve(),
+    releaseOrphans: () => Promise.resolve(0),
+    subscribe: () => () => Promise.resolve(),
+  };
+  const admission: Admission<number, number> = {
+    room: () => 100,
+    wantsClaim: () => wantsMore,
+    hold: (item) => (waiting.push(item), true),
+    next: () => waiting.shift() ?? null,
+    finish: () => undefined,
+    drainWaiting: () => waiting.splice(0),
+    active: 0,
+    held: 0,
+  };
+  const kind: TaskKind<number, number, number> = {
+    name: 'memory',
+    source,
+    admission,
+    leaseMs: 60_000,
+    async run(item: number, context: TaskContext<number>) {
+      // Items end 50 ms apart: outcomes written as soon as they end are written apart.
+      await new Promise((resolve) => setTimeout(resolve, item * 50));
+      context.record(item);
+    },
+  };
+  /** Resolves at the next claim or write-back. */
+  const next = () => new Promise<void>((resolve) => listeners.push(resolve));
+  return {
+    kind,
+    due,
+    claims,
+    writes,
+    next,
+    setWantsMore: (v: boolean) => (wantsMore = v),
+  };
+}
+
+let ids = 0;
+const options = { instanceId: 1, nextId: () => ++ids, pollMs: 600_000, logger };
+
+test('claims woken by new work wait for the gap after the claim before; a claim for free room goes at once', async () => {
+  const m = memoryKind();
+  const runner = new QueueRunner(m.kind, { ...options, wakeClaimGapMs: 600_000 });
+  const first = m.next();
+  runner.start();
+  await first;
+  assert.deepEqual(m.claims, [0], 'the first wake-up claims at once');
+  m.due.push(1, 2, 3);
+  for (let i = 0; i < 5; i++) runner.wake();
+  await expectQuiet(200, 'wake-ups within the gap claim nothing');
+  assert.deepEqual(m.claims, [0]);
+  m.setWantsMore(true);
+  const refill = m.next();
+  runner.wake();
+  await refill;
+  assert.deepEqual(m.claims, [0, 3], 'a claim the admission asks for does not wait for the gap');
+  m.setWantsMore(false);
+  await runner.stop();
+});
+
+test('outcomes ending within the flush delay are written back together', async () => {
+  const m = memoryKind();
+  const runner = new QueueRunner(m.kind, { ...options, flushDelayMs: 1000 });
+  m.due.push(1, 2, 3, 4);
+  const claimed = m.next();
+  runner.start();
+  await claimed;
+  const written = m.next();
+  await written;
+  await runner.stop();
+  assert.deepEqual(m.writes, [[1, 2, 3, 4]]);
+});
+
+test('without a flush delay, outcomes ending in different turns are written apart', async () => {
+  const m = memoryKind();
+  const runner = new QueueRunner(m.kind, options);
+  m.due.push(1, 2, 3, 4);
+  const claimed = m.next();
+  runner.start();
+  await claimed;
+  await runner.stop();
+  assert.ok(m.writes.length > 1, `one write-back: ${JSON.stringify(m.writes)}`);
+  assert.deepEqual(m.writes.flat().sort(), [1, 2, 3, 4]);
+});
