@@ -101,6 +101,12 @@ describe('Scale-out: two API and two worker processes on one PostgreSQL under lo
         WEBHOOK_TIMEOUT_MS: '5000',
         SMSPROVIDER_API_URL: smsBase,
         NLP_ALLOWLIST: '127.0.0.1',
+        // What is checked is that NLP results are stored, not how fast: on a busy machine the
+        // default budget (500 ms) lets some messages go without one.
+        NLP_TIME_BUDGET_MS: '10000',
+        // The quota window (aligned to the epoch) is a year long, so the capped load never
+        // straddles the start of a new one (an hour's boundary let one more through).
+        RATE_LIMIT_WINDOW_SECONDS: String(365 * 86_400),
         PLATFORM_TIMEOUT_MS: '5000',
         SOCIALNET_API_URL: snBase,
         SOCIALNET_APP_ID: SN_APP.appId,
@@ -398,7 +404,7 @@ describe('Scale-out: two API and two worker processes on one PostgreSQL under lo
           progress('worker-1 ready again');
           await sleep(DURATION_MS * 0.2);
           const ended = await terminateSessions(db.url, 'worker-2');
-          assert.ok(ended > 0, 'worker-2 had database sessions to end');
+          assert.ok(ended > 0, `worker-2 had database sessions to end (exit ${worker2.process.child.exitCode}): ${worker2.process.output().slice(-3000)}`);
           progress(`ended ${ended} database sessions of worker-2`);
           await sleep(DURATION_MS * 0.15);
           // API B's sessions mid-load: its requests may answer 503 until it has connected again,
@@ -407,7 +413,7 @@ describe('Scale-out: two API and two worker processes on one PostgreSQL under lo
           cutApi = apiB;
           await cappedCall;
           const endedApi = await terminateSessions(db.url, 'api-b');
-          assert.ok(endedApi > 0, 'api-b had database sessions to end');
+          assert.ok(endedApi > 0, `api-b had database sessions to end (exit ${apiB.process.child.exitCode}): ${apiB.process.output().slice(-3000)}`);
           progress(`ended ${endedApi} database sessions of api-b`);
           // Its chat connections are closed (broadcasts from API A may have been missed while its
           // listening connection was away); the browsers connect again and read what they missed.
@@ -427,6 +433,8 @@ describe('Scale-out: two API and two worker processes on one PostgreSQL under lo
             const history = await again.client.request('list_messages', { pagination: { max: 100 } });
             for (const msg of history.messages as Array<{ id: string }>) session.caughtUp.add(String(msg.id));
           }
+          // Its instance number may come back after its chat link: ready again means both.
+          await waitUntil(async () => (await fetch(`${apiB.origin}/readyz`).catch(() => null))?.status === 200, 60_000, 'api-b ready again');
           progress('api-b serves again; its chat sessions caught up');
           cutApi = null;
         } finally {
@@ -444,15 +452,19 @@ describe('Scale-out: two API and two worker processes on one PostgreSQL under lo
       await admin.connect();
       try {
         const q = async (text: string, values: unknown[] = []) => (await admin.query(text, values)).rows;
+        const unfinishedJobs = () => q(`select id, kind, status, attempts, run_at, lease_id, last_error from jobs where status in ('pending', 'running')`);
         await waitUntil(
-          async () => Number((await q(`select count(*) n from jobs where status in ('pending', 'running')`))[0].n) === 0,
+          async () => (await unfinishedJobs()).length === 0,
           120_000,
           'every job finished',
+          async () => JSON.stringify({ now: Date.now(), jobs: (await unfinishedJobs()).slice(0, 5) }),
         );
+        const undeliveredRows = () => q(`select id, event_id, status, attempts, next_attempt_at, lease_id from deliveries where status <> 'delivered'`);
         await waitUntil(
-          async () => Number((await q(`select count(*) n from deliveries where status <> 'delivered'`))[0].n) === 0,
+          async () => (await undeliveredRows()).length === 0,
           120_000,
           'every webhook delivery delivered',
+          async () => JSON.stringify({ now: Date.now(), deliveries: (await undeliveredRows()).slice(0, 5) }),
         );
 
         progress('drained');
@@ -572,10 +584,10 @@ async function terminateSessions(url: string, name: string): Promise<number> {
   }
 }
 
-async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string, state?: () => Promise<string>): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}${state ? `: ${await state()}` : ''}`);
     await sleep(250);
   }
 }
