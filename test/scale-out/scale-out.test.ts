@@ -547,8 +547,12 @@ describe('Scale-out: two API and two worker processes on one PostgreSQL under lo
         }
 
         // 7. Nothing is left leased: no job or delivery held by any process, dead or alive.
-        assert.deepEqual(await q(`select id from jobs where lease_id is not null or status = 'running'`), []);
-        assert.deepEqual(await q(`select id from deliveries where lease_id is not null and locked_until is not null and status <> 'delivered'`), []);
+        assert.deepEqual(await q(`select id from jobs where lease_id is not null or status = 'running'`), [], 'no job left leased');
+        assert.deepEqual(
+          await q(`select id from deliveries where lease_id is not null and locked_until is not null and status <> 'delivered'`),
+          [],
+          'no delivery left leased',
+        );
 
         console.log(
           JSON.stringify({
