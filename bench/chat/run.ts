@@ -14,7 +14,7 @@
  * (text, to the channel's contacts in turn) at a fixed offered rate, open loop, for a warm-up and
  * then `--seconds`, each payload carrying the time just before its request. The latency of a
  * message is its arrival at its browser minus that time: the API request, the store, the push and
- * the socket. Writes bench/results/chat.json and the "Web chat fan-out" section of docs/benchmarks.md.
+ * the socket. The service runs with the node flags of `npm start` (and BENCH_SERVER_NODE_ARGS). Writes bench/results/chat.json and the "Web chat fan-out" section of docs/benchmarks.md.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -22,7 +22,16 @@ import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { createTestDatabase, postgresAvailable } from '../../test/helpers/databases.js';
-import { cpuMs, machineFacts, percentile, startBenchProcess, writeDocsSection, type BenchProcess } from '../shared/process.js';
+import {
+  cpuMs,
+  machineFacts,
+  percentile,
+  PRODUCTION_NODE_FLAGS,
+  SERVER_NODE_ARGS,
+  startBenchProcess,
+  writeDocsSection,
+  type BenchProcess,
+} from '../shared/process.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -198,7 +207,10 @@ async function service(dialect: 'sqlite' | 'postgres', processes: number): Promi
   try {
     for (let i = 0; i < processes; i++) {
       servers.push(
-        await startBenchProcess('bench/chat/server.ts', { BENCH_DATABASE_URL: db.url, BENCH_DATA_DIR: db.dataDir, BENCH_SETUP: i === 0 ? '1' : '0' }),
+        await startBenchProcess('bench/chat/server.ts', { BENCH_DATABASE_URL: db.url, BENCH_DATA_DIR: db.dataDir, BENCH_SETUP: i === 0 ? '1' : '0' }, [
+          ...PRODUCTION_NODE_FLAGS,
+          ...SERVER_NODE_ARGS,
+        ]),
       );
     }
     const origins = servers.map((s) => `http://127.0.0.1:${s.info.port}`);
@@ -270,6 +282,7 @@ function docsSection(results: Record<string, any>): string {
     'socket.io server emitting to one of as many connections per POST. The benchmark raises the chat limits per client',
     'address (`CHAT_CONNECTIONS_PER_ADDRESS`, `CHAT_SESSIONS_PER_ADDRESS_PER_MINUTE`, `CHAT_SESSIONS_BURST`): every',
     "session comes from 127.0.0.1. CPU is the server processes' CPU time over the load's time (1 = one core).",
+    'The service runs with the node flags of `npm start` (`--max-semi-space-size=32`).',
     '',
     '| Run | Sessions (time to connect) | Sends 201 / offered | Send answered p50 / p99 ms | Received | p50 ms | p90 ms | p99 ms | max ms | Server CPU | Server RSS MB | Load average at start |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
