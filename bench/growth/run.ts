@@ -1,11 +1,13 @@
 /**
- * Cost growth benchmark (`npm run bench -- growth [--sizes 0,1000000,10000000] [--only sqlite|postgres]`).
+ * Cost growth benchmark (`npm run bench -- growth [--sizes 0,1000000,10000000] [--rounds 3] [--only sqlite|postgres]`).
  * For each store and each number of messages already stored (bench/growth/server.ts seeds them):
  *  - List Messages of one contact with 50,000 messages and List Contacts of the channel (up to
  *    100,000 contacts): first page and offset 10,000, `max=100`, one request at a time from a
  *    second process's connection, p50/p99;
  *  - Send Message at 50 connections (the Send Message benchmark's load), requests/s and p99, as a
- *    ratio to the same store when empty (target: at least 0.9).
+ *    ratio to the same store when empty (target: at least 0.9). The stores of every size run side
+ *    by side and the load visits them in turn, `--rounds` times: each ratio is the median of the
+ *    ratios of adjacent runs, so other work on a shared machine weighs on both sides alike.
  * Writes bench/results/growth.json and the "Cost growth" section of docs/benchmarks.md.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -21,12 +23,14 @@ const { values: args } = parseArgs({
     sizes: { type: 'string', default: '0,1000000' },
     only: { type: 'string' },
     seconds: { type: 'string', default: '8' },
+    rounds: { type: 'string', default: '3' },
     requests: { type: 'string', default: '300' },
     'no-docs': { type: 'boolean', default: false },
   },
 });
 const SIZES = args.sizes.split(',').map(Number);
 const SECONDS = Number(args.seconds);
+const ROUNDS = Number(args.rounds);
 const REQUESTS = Number(args.requests);
 const TARGETS = { sendRatio: 0.9, sqliteFirstPageP99Ms: 10 };
 
@@ -89,39 +93,86 @@ function load(origin: string, token: string, channelId: string): Promise<LoadRes
   });
 }
 
-async function measure(dialect: Dialect, messages: number): Promise<Record<string, unknown>> {
+interface Store {
+  messages: number;
+  drop(): Promise<void>;
+  server: Awaited<ReturnType<typeof startBenchProcess<Ready>>>;
+  origin: string;
+}
+
+async function open(dialect: Dialect, messages: number): Promise<Store> {
   const db = await createTestDatabase(dialect);
+  const server = await startBenchProcess<Ready>('bench/growth/server.ts', {
+    BENCH_DATABASE_URL: db.url,
+    BENCH_DATA_DIR: db.dataDir,
+    BENCH_MESSAGES: String(messages),
+  });
+  return { messages, drop: () => db.drop(), server, origin: `http://127.0.0.1:${server.info.port}` };
+}
+
+async function lists(store: Store): Promise<Record<string, unknown>> {
+  const { token, channelId, deepContactId } = store.server.info;
+  const out: Record<string, unknown> = {};
+  if (!deepContactId) return out;
+  const messagesPath = `/v1/channels/${channelId}/contacts/${deepContactId}/messages?max=100`;
+  out.messagesFirstPage = await reads(store.origin, token, messagesPath);
+  out.messagesOffset10000 = await reads(store.origin, token, `${messagesPath}&offset=10000`);
+  out.contactsFirstPage = await reads(store.origin, token, `/v1/channels/${channelId}/contacts?max=100`);
+  out.contactsOffset10000 = await reads(store.origin, token, `/v1/channels/${channelId}/contacts?max=100&offset=10000`);
+  return out;
+}
+
+/** Every size of one store side by side: the lists of each, then the Send Message rounds in turn. */
+async function measureStore(dialect: Dialect): Promise<Array<Record<string, unknown>>> {
+  const stores: Store[] = [];
   try {
-    const server = await startBenchProcess<Ready>('bench/growth/server.ts', {
-      BENCH_DATABASE_URL: db.url,
-      BENCH_DATA_DIR: db.dataDir,
-      BENCH_MESSAGES: String(messages),
-    });
-    const { port, token, channelId, deepContactId, contacts, seedSeconds } = server.info;
-    const origin = `http://127.0.0.1:${port}`;
-    const lists: Record<string, unknown> = {};
-    if (deepContactId) {
-      const messagesPath = `/v1/channels/${channelId}/contacts/${deepContactId}/messages?max=100`;
-      lists.messagesFirstPage = await reads(origin, token, messagesPath);
-      lists.messagesOffset10000 = await reads(origin, token, `${messagesPath}&offset=10000`);
-      lists.contactsFirstPage = await reads(origin, token, `/v1/channels/${channelId}/contacts?max=100`);
-      lists.contactsOffset10000 = await reads(origin, token, `/v1/channels/${channelId}/contacts?max=100&offset=10000`);
+    for (const size of SIZES) {
+      process.stderr.write(`${dialect}: ${size} messages stored...\n`);
+      stores.push(await open(dialect, size));
     }
-    const cpuBefore = cpuMs(server.child.pid);
-    const send = await load(origin, token, channelId);
-    const cpuAfter = cpuMs(server.child.pid);
-    const closing = await server.stop();
-    return {
-      messages,
-      contacts,
-      seedSeconds,
-      lists,
-      send: { rps: send.rps, p50: send.latencyMs.p50, p99: send.latencyMs.p99, statuses: send.statuses, errors: send.errors, created: send.created },
-      serverCpuMs: cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null,
-      stored: closing.stored,
-    };
+    const listed = [];
+    for (const store of stores) listed.push(await lists(store));
+    const sends: LoadResult[][] = stores.map(() => []);
+    const cpu: number[] = stores.map(() => 0);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [i, store] of stores.entries()) {
+        const before = cpuMs(store.server.child.pid);
+        const r = await load(store.origin, store.server.info.token, store.server.info.channelId);
+        const after = cpuMs(store.server.child.pid);
+        if (before !== null && after !== null) cpu[i]! += after - before;
+        sends[i]!.push(r);
+        process.stderr.write(`${dialect}: round ${round + 1}, ${store.messages} stored: ${r.rps} requests/s\n`);
+      }
+    }
+    const results: Array<Record<string, unknown>> = [];
+    for (const [i, store] of stores.entries()) {
+      const closing = await store.server.stop();
+      const runs = sends[i]!;
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+      const ratios = runs.map((r, k) => Math.round((r.rps / sends[0]![k]!.rps) * 100) / 100);
+      results.push({
+        messages: store.messages,
+        contacts: store.server.info.contacts,
+        seedSeconds: store.server.info.seedSeconds,
+        lists: listed[i],
+        send: {
+          rps: median(runs.map((r) => r.rps)),
+          p99: median(runs.map((r) => r.latencyMs.p99)),
+          rounds: runs.map((r) => ({ rps: r.rps, p50: r.latencyMs.p50, p99: r.latencyMs.p99, errors: r.errors, statuses: r.statuses })),
+          ratioToEmpty: median(ratios),
+          ratiosToEmpty: ratios,
+        },
+        serverCpuMs: cpu[i],
+        stored: closing.stored,
+        created: runs.reduce((n, r) => n + r.created, 0),
+      });
+    }
+    return results;
   } finally {
-    await db.drop();
+    for (const store of stores) {
+      if (store.server.child.exitCode === null) await store.server.stop().catch(() => undefined);
+      await store.drop();
+    }
   }
 }
 
@@ -132,7 +183,7 @@ function docsSection(results: Record<string, any>): string {
   for (const [d, runs] of Object.entries(results.stores as Record<string, any[]>)) {
     const empty = runs.find((r) => r.messages === 0);
     for (const r of runs) {
-      const ratio = empty ? r.send.rps / empty.send.rps : null;
+      const ratio = empty ? (r.send.ratioToEmpty as number) : null;
       const l = r.lists;
       const cell = (x: any) => (x ? `${x.p50} / ${x.p99}` : '—');
       lines.push(
@@ -155,7 +206,9 @@ function docsSection(results: Record<string, any>): string {
     'Each row is a fresh store holding that many messages in one channel (written with SQL set statements before the',
     'service listens; up to 100,000 contacts, one of them with 50,000 messages), then: List Messages of that contact and',
     `List Contacts of the channel, \`max=100\`, first page and \`offset=10000\`, ${REQUESTS} requests one at a time (p50 / p99 in ms);`,
-    `then Send Message at 50 connections for ${SECONDS} s after a 2 s warm-up, as a ratio to the same store when empty.`,
+    `then Send Message at 50 connections for ${SECONDS} s after a 2 s warm-up, ${ROUNDS} rounds visiting the stores of every size in turn (all of them`,
+    'open side by side): requests/s and p99 are the medians of the rounds, the ratio the median of the ratios to the empty',
+    'store in the same round.',
     '',
     '| Store | Messages stored | Send req/s | Ratio to empty | Send p99 ms | List Messages first page | offset 10,000 | List Contacts first page | offset 10,000 |',
     '|---|---|---|---|---|---|---|---|---|',
@@ -171,20 +224,15 @@ function docsSection(results: Record<string, any>): string {
 const results: Record<string, any> = {
   date: new Date().toISOString().slice(0, 10),
   machine: machineFacts(),
-  settings: { sizes: SIZES, seconds: SECONDS, requests: REQUESTS },
+  settings: { sizes: SIZES, seconds: SECONDS, requests: REQUESTS, rounds: ROUNDS },
   stores: {},
 };
 for (const dialect of await benchStores()) {
   if (args.only && args.only !== dialect) continue;
-  results.stores[dialect] = [];
-  for (const size of SIZES) {
-    process.stderr.write(`${dialect}: ${size} messages stored...\n`);
-    const r = await measure(dialect, size);
-    process.stderr.write(`${dialect}: ${JSON.stringify(r)}\n`);
-    results.stores[dialect].push(r);
-  }
+  results.stores[dialect] = await measureStore(dialect);
+  process.stderr.write(`${dialect}: ${JSON.stringify(results.stores[dialect])}\n`);
 }
 mkdirSync('bench/results', { recursive: true });
 writeFileSync('bench/results/growth.json', `${JSON.stringify(results, null, 2)}\n`);
-if (!args['no-docs']) writeDocsSection('growth', docsSection(results));
+if (!args['no-docs'] && !args.only) writeDocsSection('growth', docsSection(results));
 process.stdout.write(`${docsSection(results)}\n`);

@@ -10,6 +10,8 @@ import type { Logger } from '../lib/logger.js';
  * Where the store has no bus (SQLite: one process serves everything) the in-memory adapter is enough.
  */
 export interface ClusterLink {
+  /** False while the link to the other instances is lost (new chat connections wait for it). */
+  up(): boolean;
   close(): Promise<void>;
 }
 
@@ -17,8 +19,21 @@ export interface ClusterLink {
 export function linkInstances(io: Server, openBus: (onError: (error: Error) => void) => ClusterBus | null, logger: Logger): ClusterLink {
   const warn = (error: Error) => logger.warn({ err: error }, 'chat cluster link failed');
   const bus = openBus(warn);
-  if (!bus) return { close: async () => undefined };
+  if (!bus) return { up: () => true, close: async () => undefined };
   let closed = false;
+  let up = true;
+  // A broadcast from another instance while the listening connection was away never arrives:
+  // the connections open here are closed (transport closed, so browsers reconnect by themselves
+  // and the widget reads its history again); new ones are refused until it listens again.
+  bus.onListening((listening) => {
+    if (closed) return;
+    const wasUp = up;
+    up = listening;
+    if (!listening && wasUp) {
+      logger.warn('chat cluster link lost; closing the chat connections of this instance so that browsers catch up');
+      for (const socket of io.sockets.sockets.values()) socket.conn.close();
+    }
+  });
   io.adapter(
     createAdapter(bus.pool, {
       tableName: 'socket_io_attachments',
@@ -31,6 +46,7 @@ export function linkInstances(io: Server, openBus: (onError: (error: Error) => v
     }),
   );
   return {
+    up: () => up,
     async close() {
       closed = true;
       await bus.close().catch(() => undefined);

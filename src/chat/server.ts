@@ -98,6 +98,10 @@ export class ChatServer implements ChatPush {
     this.io.engine.use(chatCors((channelId, origin) => options.chat.allowsOrigin(channelId, origin), options.logger));
     this.cluster = linkInstances(this.io, options.openClusterBus, options.logger);
     this.io.use((socket, next) => {
+      if (!this.cluster.up()) {
+        next(new Error('The chat server is unavailable; try again later.'));
+        return;
+      }
       this.handshake(socket).then(
         () => next(),
         (error: unknown) => {

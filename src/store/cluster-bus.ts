@@ -12,6 +12,11 @@ export interface ClusterBus {
    * that is the adapter's parameter type; only those two methods are used.
    */
   readonly pool: pg.Pool;
+  /**
+   * Tells `listener` when the listening connection is lost (false) and when it listens again
+   * (true): messages the other processes broadcast in between never arrived here.
+   */
+  onListening(listener: (listening: boolean) => void): void;
   /** Stops lending and takes back the listening connection; the store's own close does it too. */
   close(): Promise<void>;
 }

@@ -1,9 +1,10 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import pg from 'pg';
 import { postgresAvailable } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { ApiClient } from '../helpers/api-client.js';
-import { openChat } from './helpers/chat-clients.js';
+import { openChat, sleep } from './helpers/chat-clients.js';
 
 const PAGE = 'https://shop.example.com';
 const pgOk = await postgresAvailable();
@@ -62,5 +63,47 @@ describe('Web chat across server instances (postgres)', { skip: pgOk ? false : '
     assert.deepEqual(await onA.client.next('notification_server'), { type: 'typing_on' });
     onA.client.close();
     onB.client.close();
+  });
+
+  test('an instance whose listening connection is lost closes its chat connections; connected again, a browser gets what the other instance sends', async () => {
+    const { body: channel } = await a.api.post('/v1/channels', { type: 'service_chat', name: 'Web chat lost' });
+    await a.api.patch(`/v1/channels/${channel.id}/settings`, { domains_whitelist: [PAGE] });
+    const first = await openChat(a.origin, { channelId: channel.id, origin: PAGE });
+    await first.client.request('message_client', { content: { type: 'text', payload: 'hello' } });
+    const contactId = (await a.api.get(`/v1/channels/${channel.id}/contacts`)).body[0].id;
+
+    // The database ends the listening connections (as a restart or a pooler would): a broadcast
+    // from the other instance could be lost meanwhile, so the browser must reconnect and catch up.
+    const admin = new pg.Client({ connectionString: a.db.url });
+    await admin.connect();
+    try {
+      const ended = await admin.query(
+        `select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query like 'LISTEN%' and pid <> pg_backend_pid()`,
+      );
+      assert.ok((ended.rowCount ?? 0) > 0, 'there were listening connections to end');
+    } finally {
+      await admin.end();
+    }
+    await first.client.next('disconnect', { timeoutMs: 10_000 });
+
+    let again: Awaited<ReturnType<typeof openChat>> | null = null;
+    for (let i = 0; i < 40 && !again; i++) {
+      again = await openChat(a.origin, { channelId: channel.id, origin: PAGE, sessionId: first.sessionId }).catch(() => null);
+      if (!again) await sleep(250);
+    }
+    assert.ok(again, 'the browser connected again');
+    let pushed: any = null;
+    for (let i = 0; i < 20 && !pushed; i++) {
+      const sent = await apiOnB.post('/v1/messages', {
+        channel: { id: channel.id },
+        contact: { id: contactId },
+        content: { type: 'text', payload: `after ${i}` },
+      });
+      assert.equal(sent.status, 201, sent.text);
+      pushed = await again.client.next('message_server', { timeoutMs: 500 }).catch(() => null);
+    }
+    assert.ok(pushed, 'a message sent on instance B reached the new connection on instance A');
+    first.client.close();
+    again.client.close();
   });
 });

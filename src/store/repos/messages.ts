@@ -57,7 +57,13 @@ export class MessagesRepo {
     return this.withRefs().where('messages.account_id', '=', accountId).where('messages.idempotency_key', '=', key).executeTakeFirst();
   }
 
-  /** One contact's conversation, newest first. */
+  /**
+   * One contact's conversation, newest first. The page's ids and the count come from the
+   * (contact_id, id) index alone: a contact belongs to one channel of one account, so its
+   * messages need no other filter there. (With the channel and account in the same query,
+   * PostgreSQL walked the primary key backwards instead, through every newer message of the
+   * channel: 350 ms for a contact whose messages were older than a million others.)
+   */
   async listForContact(
     accountId: number,
     channelId: number,
@@ -65,20 +71,17 @@ export class MessagesRepo {
     limit: number,
     offset: number,
   ): Promise<{ rows: MessageWithRefs[]; total: number }> {
+    const page = this.db.selectFrom('messages').select('id').where('contact_id', '=', contactId).orderBy('id', 'desc').limit(limit).offset(offset);
     const [rows, total] = await Promise.all([
       this.withRefs()
         .where('messages.account_id', '=', accountId)
         .where('messages.channel_id', '=', channelId)
-        .where('messages.contact_id', '=', contactId)
+        .where('messages.id', 'in', page)
         .orderBy('messages.id', 'desc')
-        .limit(limit)
-        .offset(offset)
         .execute(),
       this.db
         .selectFrom('messages')
         .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('account_id', '=', accountId)
-        .where('channel_id', '=', channelId)
         .where('contact_id', '=', contactId)
         .executeTakeFirstOrThrow(),
     ]);
