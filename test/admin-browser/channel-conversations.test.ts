@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
 import { checkAccessibility, chromiumMissing } from '../helpers/admin-browser.js';
 import { adminSuite } from '../helpers/admin-suite.js';
+import { eventually } from '../helpers/waits.js';
 import { connectPage, pageUserSays, startStandIns, type StandIns } from './channel-fixtures.js';
 
 // The Conversations tab: contacts of a socialnet_chat page (its stand-in), newest activity first
@@ -114,7 +115,10 @@ for (const { dialect, skip, test } of await dialects({ postgresSmoke: [LIVE] }))
       const { channelId, pageId } = await connectPage(admin.s, standIns, 'Florist');
       const early = await pageUserSays(standIns, pageId, 'First customer here');
       await pageUserSays(standIns, pageId, 'Second customer here');
-      // The first customer writes again: now the newest activity.
+      // The first customer writes again: now the newest activity. A contact's activity is kept
+      // to the second, so the reply comes a second after the second customer's message.
+      const secondWrote = Date.now();
+      await eventually(async () => (Date.now() > secondWrote + 1000 ? true : undefined), 5_000, 'a second passed');
       await pageUserSays(standIns, pageId, 'Roses, please', early);
       const a = await admin.open(admin.owner);
       await a.goto(`/admin/channels/${channelId}/conversations`);
