@@ -17,6 +17,7 @@ import { inboundSignatureBindings } from './015_inbound_signature_bindings.js';
 import { serviceMeta } from './016_service_meta.js';
 import { correlationIds } from './017_correlation_ids.js';
 import { contactsByActivity } from './018_contacts_by_activity.js';
+import { failovers } from './019_failovers.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -41,6 +42,7 @@ export const MIGRATIONS: Migration[] = [
   serviceMeta,
   correlationIds,
   contactsByActivity,
+  failovers,
 ];
 
 export const migrationProvider: MigrationProvider = {
