@@ -3,19 +3,7 @@ import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
 import { expectQuiet } from '../helpers/waits.js';
-import {
-  chainWhen,
-  mailOf,
-  makeChannels,
-  newPhone,
-  rbmReport,
-  rbmTaken,
-  smsOf,
-  smsSent,
-  startStandIns,
-  type Channels,
-  type StandIns,
-} from './stand-ins.js';
+import { chainWhen, mailOf, makeChannels, newPhone, rbmReport, rbmTaken, smsOf, smsSent, startStandIns, type Channels, type StandIns } from './stand-ins.js';
 
 const TEXT = { type: 'text', payload: 'Your parcel is at the door.' };
 
@@ -191,7 +179,9 @@ for (const { dialect, skip, test } of await dialects()) {
       assert.equal(refused.status, 422, refused.text);
       assert.equal(refused.body.errors[0].field, 'fallbacks[0].content.type');
       // Its own content makes it carried.
-      const own = await send(phone, [{ channel: { id: ch.sms.id }, when: 'failed', content: { type: 'text', payload: 'At 49.19, 16.6' } }], { content: location });
+      const own = await send(phone, [{ channel: { id: ch.sms.id }, when: 'failed', content: { type: 'text', payload: 'At 49.19, 16.6' } }], {
+        content: location,
+      });
       assert.equal(own.status, 201, own.text);
 
       const noAddress = await send(phone, [{ channel: { id: ch.email.id }, when: 'failed' }]);

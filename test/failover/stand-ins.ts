@@ -28,7 +28,10 @@ export async function startStandIns(): Promise<StandIns> {
   const sms = createSmsproviderStandIn({ accessKey: SMS_KEY, signingKey: SMS_SIGNING_KEY });
   const mail = createMailproviderStandIn({ apiKey: MAIL_KEY, webhookSigningKey: MAIL_SIGNING_KEY, domains: [MAIL_DOMAIN] });
   const [rbmBase, smsBase, mailBase] = await Promise.all([rbm.listen(0), sms.listen(0), mail.listen(0)]);
-  const call = (base: string) => (path: string, body?: unknown, method = body === undefined ? 'GET' : 'POST') => http(method, `${base}/_sandbox${path}`, body);
+  const call =
+    (base: string) =>
+    (path: string, body?: unknown, method = body === undefined ? 'GET' : 'POST') =>
+      http(method, `${base}/_sandbox${path}`, body);
   return {
     env: {
       RBM_API_URL: rbmBase,
@@ -140,7 +143,8 @@ export async function rbmReport(stand: StandIns, agentId: string, phone: string,
 /** Waits until the rbm stand-in took a message to `phone`. */
 export async function rbmTaken(stand: StandIns, agentId: string, phone: string): Promise<void> {
   await eventually(
-    async () => (((await stand.rbm(`/agents/${agentId}/messages?phone=${encodeURIComponent(phone)}`)).body.messages as unknown[]).length > 0 ? true : undefined),
+    async () =>
+      ((await stand.rbm(`/agents/${agentId}/messages?phone=${encodeURIComponent(phone)}`)).body.messages as unknown[]).length > 0 ? true : undefined,
     20_000,
     'the rbm message at the platform',
   );

@@ -125,7 +125,17 @@ export function failoverJob(deps: FailoverJobDeps): JobKind<Input> {
     }
     const deadline = last ? null : deadlineOf(plan[index], now);
     unit.insert.failover_steps = [
-      { message_id: id, failover_id: chain.id, step: index, channel_id: Number(channel.id), contact_id: contact.row.id, started_at: now, deadline_at: deadline, ended_at: null, outcome: null },
+      {
+        message_id: id,
+        failover_id: chain.id,
+        step: index,
+        channel_id: Number(channel.id),
+        contact_id: contact.row.id,
+        started_at: now,
+        deadline_at: deadline,
+        ended_at: null,
+        outcome: null,
+      },
     ];
     const moved = await store.transaction(async (tx) => {
       if (!(await tx.failovers.advance(chain.id, chain.step, index, last, now))) return false;

@@ -37,11 +37,6 @@ export const failovers: Migration = {
       .addColumn('outcome', 'text')
       .execute();
     await db.schema.createIndex('failover_steps_order').on('failover_steps').columns(['failover_id', 'step']).unique().execute();
-    await db.schema
-      .createIndex('failover_steps_open_contact')
-      .on('failover_steps')
-      .column('contact_id')
-      .where(sql.ref('ended_at'), 'is', null)
-      .execute();
+    await db.schema.createIndex('failover_steps_open_contact').on('failover_steps').column('contact_id').where(sql.ref('ended_at'), 'is', null).execute();
   },
 };
