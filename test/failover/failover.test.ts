@@ -18,7 +18,7 @@ for (const { dialect, skip, test } of await dialects()) {
     before(async () => {
       stand = await startStandIns();
       s = await startTestServer(dialect, { workers: true, env: stand.env });
-      ch = await makeChannels(s, stand);
+      ch = await makeChannels(s.api, stand);
     });
     after(async () => {
       await s?.close();

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { TestServer } from '../helpers/runtime.js';
+import type { ApiClient } from '../helpers/api-client.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhooks.js';
 import { eventually } from '../helpers/waits.js';
 import { createRbmStandIn } from '../../sandbox/rbm/server.js';
@@ -64,20 +65,20 @@ export interface Channels {
   hooks: WebhookReceiver[];
 }
 
-async function hooked(s: TestServer, hooks: WebhookReceiver[], body: Record<string, unknown>): Promise<{ channel: Channel; body: any }> {
+async function hooked(api: ApiClient, hooks: WebhookReceiver[], body: Record<string, unknown>): Promise<{ channel: Channel; body: any }> {
   const hook = await startWebhookReceiver();
   hooks.push(hook);
-  const res = await s.api.post('/v1/channels', { ...body, webhook: { url: hook.url } });
+  const res = await api.post('/v1/channels', { ...body, webhook: { url: hook.url } });
   assert.equal(res.status, 201, res.text);
   hook.secret = res.body.webhook.secret;
   return { channel: { id: res.body.id as string, hook }, body: res.body };
 }
 
-export async function makeChannels(s: TestServer, stand: StandIns): Promise<Channels> {
+export async function makeChannels(api: ApiClient, stand: StandIns): Promise<Channels> {
   const hooks: WebhookReceiver[] = [];
   const agent = await stand.rbm('/agents', { display_name: 'Coffee', launched_carriers: ['sandbox-carrier'] });
   assert.equal(agent.status, 201, agent.text);
-  const rbm = await hooked(s, hooks, {
+  const rbm = await hooked(api, hooks, {
     type: 'rbm',
     name: 'RCS',
     region: 'europe',
@@ -85,12 +86,12 @@ export async function makeChannels(s: TestServer, stand: StandIns): Promise<Chan
   });
   const put = await stand.rbm(`/agents/${agent.body.agent.id}/webhook`, { url: rbm.body.rbm.webhook_url, client_token: rbm.body.rbm.client_token }, 'PUT');
   assert.equal(put.status, 200, put.text);
-  const sms = await hooked(s, hooks, {
+  const sms = await hooked(api, hooks, {
     type: 'mobile',
     name: 'SMS',
     provider: { type: 'smsprovider', sender_id: SMS_SENDER, access_token: SMS_KEY, signing_key: SMS_SIGNING_KEY },
   });
-  const email = await hooked(s, hooks, {
+  const email = await hooked(api, hooks, {
     type: 'email',
     name: 'Mail',
     provider: { type: 'mailprovider', access_token: MAIL_KEY, sender: { email: `shop@${MAIL_DOMAIN}`, name: 'Shop' }, webhook_signing_key: MAIL_SIGNING_KEY },
