@@ -46,19 +46,20 @@ for (const { dialect, skip, test } of await dialects()) {
       const a = await start();
       const other = dialect === 'postgres' ? await start() : null;
       const api = new ApiClient(a.origin, token);
-      ch = await makeChannels(api, stand);
+      const made = await makeChannels(api, stand);
+      ch = made;
 
       // Each chain: rbm (never delivered) -> SMS after 1 s -> SMS again after 1 s more.
       const firsts: string[] = [];
       for (let i = 0; i < CHAINS; i++) {
         const phone = await newPhone(stand);
         const sent = await api.post('/v1/messages', {
-          channel: { id: ch.rbm.id },
+          channel: { id: made.rbm.id },
           contact: { phone_number: phone },
           content: { type: 'text', payload: `chain ${i}` },
           fallbacks: [
-            { channel: { id: ch.sms.id }, when: 'not_delivered', within: 1 },
-            { channel: { id: ch.sms.id }, when: 'not_delivered', within: 1, content: { type: 'text', payload: `chain ${i}, again` } },
+            { channel: { id: made.sms.id }, when: 'not_delivered', within: 1 },
+            { channel: { id: made.sms.id }, when: 'not_delivered', within: 1, content: { type: 'text', payload: `chain ${i}, again` } },
           ],
         });
         assert.equal(sent.status, 201, sent.text);
