@@ -44,10 +44,12 @@ async function under<T>(prefix: string, check: () => T | Promise<T>, note = ''):
 
 /** The contact of a step that names none: the phone number or e-mail address known so far, in a form the type takes. */
 function defaultContact(channel: Channel, known: { phone_number: string | null; email: string | null }): SendMessageBody['contact'] | null {
-  const forms = definitionOf(channel.type).capabilities.contactForms;
-  if (known.phone_number && forms.includes('phone_number')) return { phone_number: known.phone_number };
-  if (known.email && forms.includes('email')) return { email: known.email };
-  return null;
+  const forms: readonly string[] = definitionOf(channel.type).capabilities.contactForms;
+  // Each candidate is a contact in one form, named by its one key (the request's field).
+  const candidates: Array<SendMessageBody['contact']> = [];
+  if (known.phone_number) candidates.push({ phone_number: known.phone_number });
+  if (known.email) candidates.push({ email: known.email });
+  return candidates.find((c) => forms.includes(Object.keys(c)[0]!)) ?? null;
 }
 
 /**
