@@ -218,7 +218,7 @@ export interface FailoversTable {
   account_id: number;
   /** The index of the step now running (0: the first message). */
   step: number;
-  /** `running` while a next step may still start, else `ended`. */
+  /** `running` while its job watches it (a step may still start or be cancelled), else `ended`. */
   state: string;
   /** The steps after the first as requested (JSON). */
   plan: string;

@@ -2,7 +2,7 @@ import { describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/runtime.js';
-import { expectQuiet } from '../helpers/waits.js';
+import { eventually, expectQuiet } from '../helpers/waits.js';
 import { chainWhen, mailOf, makeChannels, newPhone, rbmReport, rbmTaken, smsOf, smsSent, startStandIns, type Channels, type StandIns } from './stand-ins.js';
 
 const TEXT = { type: 'text', payload: 'Your parcel is at the door.' };
@@ -226,6 +226,33 @@ for (const { dialect, skip, test } of await dialects()) {
         1,
       );
       assert.equal(await smsSent(stand, first), false);
+    });
+
+    test('a step started but not gone out when an earlier step is reported delivered is cancelled and never sent', async () => {
+      const phone = await newPhone(stand);
+      // The provider is down for the SMS step's first try: its message waits for the retry.
+      assert.equal((await stand.sms('/faults', { kind: 'server_error', endpoint: 'messages', status: 503 })).status, 201);
+      const sent = await send(phone, [{ channel: { id: ch.sms.id }, when: 'not_delivered', within: 1 }]);
+      assert.equal(sent.status, 201, sent.text);
+      const first = sent.body.id as string;
+      const moved = await chainWhen(s, first, (c) => c.steps[1].message_id !== null, 'the SMS step started');
+      const smsId = moved.steps[1].message_id as string;
+      const store = s.runtime.store;
+      const smsJob = () =>
+        store.db.selectFrom('jobs').select(['status', 'attempts']).where('message_id', '=', Number(smsId)).where('kind', '=', 'send').executeTakeFirst();
+      await eventually(
+        async () => ((await smsJob())?.attempts === 1 && (await smsJob())?.status === 'pending' ? true : undefined),
+        20_000,
+        'the SMS waits for its retry',
+      );
+      await rbmReport(stand, ch.rbm.agentId, phone, 'delivered');
+      const failed = await ch.sms.hook.waitFor('message_failed', (e) => e.data.message.id === smsId);
+      assert.deepEqual(failed.data.message.failover, { message_id: first, step: 1 });
+      const stopped = await chainWhen(s, first, (c) => c.steps[1].state === 'cancelled', 'the SMS step cancelled');
+      assert.equal(stopped.outcome, 'delivered');
+      // Its retry comes and sends nothing.
+      await eventually(async () => ((await smsJob())?.status === 'done' ? true : undefined), 30_000, 'the SMS send job ended');
+      assert.equal(await smsSent(stand, smsId), false);
     });
 
     test('without fallbacks the answer is the plain message shape', async () => {

@@ -138,7 +138,7 @@ export function failoverJob(deps: FailoverJobDeps): JobKind<Input> {
       },
     ];
     const moved = await store.transaction(async (tx) => {
-      if (!(await tx.failovers.advance(chain.id, chain.step, index, last, now))) return false;
+      if (!(await tx.failovers.advance(chain.id, chain.step, index, now))) return false;
       await tx.failovers.endStep(current.message_id, reason, now);
       await tx.failovers.insertUnit(unit);
       return true;
@@ -148,8 +148,7 @@ export function failoverJob(deps: FailoverJobDeps): JobKind<Input> {
     if (unit.insert.deliveries) deps.outbox.wake();
     if (path === 'queued') deps.signals.emit('jobsDue');
     deps.signals.emit('messageStored', { channel, contactId: String(contact.row.id), message: view });
-    if (last) return { ok: true };
-    return { ok: true, waitMs: waitFor(deadline, now, now) };
+    return { ok: true, waitMs: last ? 1000 : waitFor(deadline, now, now) };
   }
 
   function waitFor(deadline: number | null, now: number, startedAt: number): number {
@@ -172,17 +171,23 @@ export function failoverJob(deps: FailoverJobDeps): JobKind<Input> {
       const current = steps.find((s) => s.step === chain.step);
       const plan = decodePlan(chain.plan);
       const next = plan[chain.step];
-      if (!current || !next) return giveUp(chain, 'the chain has no such step');
+      if (!current) return giveUp(chain, 'the chain has no such step');
       // An earlier step delivered after all (a late report): nothing further starts.
       if (steps.some((s) => s.step < chain.step && delivered(s))) {
         await stop(chain, current, current.status === 'queued' ? 'cancelled' : null);
+        return { ok: true };
+      }
+      const now = clock.now();
+      if (!next) {
+        // The last step: watched until it goes out (a late report may still cancel it), then the chain ends.
+        if (current.status === 'queued') return { ok: true, waitMs: Math.min(RECHECK_MS, Math.max(1000, now - current.started_at)) };
+        await stop(chain, current, null);
         return { ok: true };
       }
       if (next.when === 'not_read' ? current.read_at !== null : delivered(current)) {
         await stop(chain, current, current.read_at !== null ? 'read' : 'delivered');
         return { ok: true };
       }
-      const now = clock.now();
       if (current.status === 'failed') return moveOn(chain, current, plan, 'failed');
       if (current.deadline_at !== null && now >= current.deadline_at) return moveOn(chain, current, plan, next.when);
       if (current.deadline_at === null && now >= current.started_at + FAILURE_WATCH_MS) return giveUp(chain, 'no failure reported');

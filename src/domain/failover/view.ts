@@ -50,7 +50,8 @@ export function failoverView(chain: FailoversTable, started: readonly FailoverSt
 function outcomeOf(chain: FailoversTable, steps: readonly FailoverStepView[]): FailoverViewData['outcome'] {
   if (steps.some((s) => s.state === 'read')) return 'read';
   if (steps.some((s) => s.state === 'delivered')) return 'delivered';
-  if (chain.state === 'running') return 'pending';
+  // Under way while a step may still start; on its last step, the chain's outcome is that step's.
+  if (chain.state === 'running' && steps.some((s) => s.message_id === null)) return 'pending';
   const last = [...steps].reverse().find((s) => s.message_id !== null);
   if (!last || last.state === 'failed' || last.state === 'cancelled') return 'failed';
   return last.state === 'pending' ? 'pending' : 'sent';

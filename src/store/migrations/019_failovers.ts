@@ -5,8 +5,8 @@ import type { Migration } from './migration.js';
  * Cross-channel failover (beyond the specification): a Send Message with `fallbacks` is a chain
  * of steps, each a message on its own channel. `failovers` holds the chain, keyed by its first
  * message: the steps still to try as requested (`plan`, JSON), the index of the step now running
- * (`step`, moved only by a compare-and-set on its old value) and whether a next step may still
- * start (`state`). `failover_steps` holds one row per step that started: its message, when it
+ * (`step`, moved only by a compare-and-set on its old value) and whether its job still watches it
+ * (`state`). `failover_steps` holds one row per step that started: its message, when it
  * started, the deadline of its condition and why it ended; (failover_id, step) is unique, so no
  * step is started twice whoever races. A step's reports find their chain by the step's message,
  * a read receipt by the step's contact while the step is open.

@@ -72,10 +72,10 @@ export class FailoversRepo {
   }
 
   /** Moves the chain from step `from` to `to` (compare-and-set): false when another did first or it ended. */
-  async advance(id: number, from: number, to: number, last: boolean, now: number): Promise<boolean> {
+  async advance(id: number, from: number, to: number, now: number): Promise<boolean> {
     const result = await this.db
       .updateTable('failovers')
-      .set({ step: to, state: last ? 'ended' : 'running', updated_at: now })
+      .set({ step: to, updated_at: now })
       .where('id', '=', id)
       .where('step', '=', from)
       .where('state', '=', 'running')
