@@ -36,6 +36,9 @@ interface Input {
   failoverId: number;
 }
 
+/** The wait after a look at the chain that threw (a store error that may pass). */
+const RETRY_MS = 2000;
+
 const CANCELLED_REASON = 'Cancelled: an earlier step of its failover chain was delivered before it went out.';
 
 const delivered = (s: FailoverStepRow) => s.delivered_at !== null || s.read_at !== null;
@@ -158,6 +161,9 @@ export function failoverJob(deps: FailoverJobDeps): JobKind<Input> {
 
   return {
     kind: FAILOVER_JOB_KIND,
+    // Every look at a chain counts as an attempt, so the default back-off (doubling with attempts)
+    // would put a chain that hit a passing store error off for an hour: it looks again soon.
+    retryDelayMs: () => RETRY_MS,
     encode: (input) => JSON.stringify({ failover_id: String(input.failoverId) }),
     decode(payload) {
       const failoverId = Number((JSON.parse(payload) as { failover_id?: unknown }).failover_id);
