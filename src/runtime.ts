@@ -101,7 +101,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const services = wireServices(base, { connectors, channels, classifier: nlp, storedFiles, removeFiles, metrics });
   const chat = wireChat(base, storedFiles, nlp.classify);
   const sweepers = wireSweepers(base, storedFiles);
-  const jobs = jobKindsOf(base, { connectors, channelCache: channels.channelCache, platformState: services.platformState, metrics });
+  const jobs = jobKindsOf(base, {
+    connectors,
+    channelCache: channels.channelCache,
+    platformState: services.platformState,
+    contacts: services.contacts,
+    metrics,
+  });
   const workers = wireWorkers(base, { running, operations, metrics, sweepers, kinds: { jobs, training: trainingJobKinds(base, options.trainNlpModel) } });
   const { app, operationsApp } = await wireHttp(base, { services, operations, storedFiles, connectorSettings, options });
   const chatServer = startChatServer(base, { app, chat, chatPush, metrics });

@@ -37,6 +37,8 @@ export interface ChannelTypeDefinition {
   inboundEndpoints: readonly string[];
   /** Contacts talk through this service's own chat server (the web chat). */
   webChat: boolean;
+  /** The platform reports when a contact read a message (read receipts): a failover step may wait for a read. */
+  reportsRead?: boolean;
   /** Types whose channels have a life cycle on the platform (the rbm agent): how the service follows it. */
   platformState?: PlatformStateSpec;
   /**

@@ -7,7 +7,8 @@ import type { Lease, TaskContext, TaskKind, TaskSource } from './task.js';
 /** What a job's handler made of one attempt. */
 export type JobResult =
   /** `sent`: the job's message was taken by its platform; marked with the job's outcome, in its transaction. */
-  | { ok: true; sent?: SentMark }
+  /** `waitMs`: the job did its part for now and is due again after this long (a timer that watches something; not with `sent`). */
+  | { ok: true; sent?: SentMark; waitMs?: number }
   /** `retryable`: another attempt may succeed (at `retryAfterMs`, or on the kind's schedule). */
   | {
       ok: false;
@@ -337,6 +338,10 @@ export class JobsTask implements TaskKind<ClaimedJob, ClaimedJob, JobOutcome>, T
     }
     const now = this.o.clock.now();
     if (!result.ok && result.pauseChannelMs !== undefined && result.pauseChannelMs > 0) this.admission.pause(job.channelId, result.pauseChannelMs);
+    if (result.ok && result.waitMs !== undefined) {
+      context.record({ id: job.id, leaseId: job.leaseId, status: 'pending', runAt: now + result.waitMs, lastError: null, updatedAt: now });
+      return;
+    }
     if (result.ok) {
       context.record({
         id: job.id,

@@ -2,6 +2,7 @@ import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox
 import { IdString, Timestamp, TYPE_DISCRIMINATOR } from './common.js';
 import { ChannelTypeSchema } from './channel-types.js';
 import { NlpField } from './nlp.js';
+import { FAILOVER_CONDITIONS, FailoverView } from './failover.js';
 
 /**
  * The neutral message body shared by every channel type (contract.md §3): content types, quick
@@ -231,6 +232,36 @@ export const SendContact = Type.Object(
   { ...strict, title: 'Contact (one of id, phone_number, user_ref, email)' },
 );
 
+/** The most fallback steps after the first channel. */
+export const MAX_FALLBACKS = 4;
+
+/** One fallback step of Send Message (beyond the specification, docs/failover.md). */
+export const Fallback = Type.Object(
+  {
+    channel: Type.Object({ id: Type.String({ minLength: 1, maxLength: 32 }) }, strict),
+    when: Type.Union(
+      FAILOVER_CONDITIONS.map((c) => Type.Literal(c)),
+      {
+        description:
+          'What of the step before moves on to this one: `failed` (it failed); `not_delivered` (it failed, or was not delivered within `within` seconds); `not_read` (it failed, or was not read within `within` seconds; only after a channel type that reports reads).',
+      },
+    ),
+    within: Type.Optional(Type.Integer({ minimum: 1, maximum: 604_800, description: 'Seconds (1 to 7 days); with not_delivered and not_read only.' })),
+    contact: Type.Optional(
+      Type.Object(SendContact.properties, {
+        ...strict,
+        description:
+          "How the contact is found or made on this channel; by default the phone number or e-mail address the earlier steps named, in the form this channel's type takes.",
+      }),
+    ),
+    content: Type.Optional(
+      Type.Object({ type: Type.String() }, { additionalProperties: true, description: "This step's own content; by default the step before's." }),
+    ),
+    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "This step's own metadata; by default the step before's." })),
+  },
+  { ...strict, title: 'Fallback' },
+);
+
 /**
  * The Send Message body as the route checks it. `content` is checked further by its `type`
  * (the domain, so that every error names its field); the documentation shows `Content`.
@@ -240,6 +271,14 @@ export const SendMessageBody = Type.Object(
     channel: Type.Object({ id: Type.String({ minLength: 1, maxLength: 32 }) }, strict),
     contact: SendContact,
     content: Type.Object({ type: Type.String() }, { additionalProperties: true }),
+    fallbacks: Type.Optional(
+      Type.Array(Fallback, {
+        minItems: 1,
+        maxItems: MAX_FALLBACKS,
+        description:
+          'Beyond the specification: channels of the same account to try after this one, in order (docs/failover.md). Messages sent with them show `failover` on Send Message and Get Message.',
+      }),
+    ),
     metadata: Type.Optional(
       Type.Record(Type.String(), Type.Unknown(), {
         description:
@@ -270,6 +309,7 @@ export const MessageResponse = Type.Object(
     content: Content,
     metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     nlp: Type.Optional(NlpField),
+    failover: Type.Optional(FailoverView),
   },
   { $id: 'Message', title: 'Message' },
 );

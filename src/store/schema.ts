@@ -212,6 +212,35 @@ export interface JobsTable {
   updated_at: number;
 }
 
+/** A Send Message with fallbacks (migration 020): the chain, keyed by its first message. */
+export interface FailoversTable {
+  id: number;
+  account_id: number;
+  /** The index of the step now running (0: the first message). */
+  step: number;
+  /** `running` while its job watches it (a step may still start or be cancelled), else `ended`. */
+  state: string;
+  /** The steps after the first as requested (JSON). */
+  plan: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One started step of a failover chain: its message, and why it ended. */
+export interface FailoverStepsTable {
+  message_id: number;
+  failover_id: number;
+  step: number;
+  channel_id: number;
+  contact_id: number;
+  started_at: number;
+  /** When the condition that moves on runs out (not delivered or not read within); null: only a failure moves on. */
+  deadline_at: number | null;
+  ended_at: number | null;
+  /** Why the step ended: `failed`, `not_delivered`, `not_read` (moved on), `delivered`, `read` (the chain stops), `cancelled`. */
+  outcome: string | null;
+}
+
 export interface RateCountersTable {
   account_id: number;
   window_start: number;
@@ -319,4 +348,6 @@ export interface Database {
   admin_sign_in_failures: AdminSignInFailuresTable;
   inbound_signature_bindings: InboundSignatureBindingsTable;
   service_meta: ServiceMetaTable;
+  failovers: FailoversTable;
+  failover_steps: FailoverStepsTable;
 }

@@ -13,6 +13,7 @@ import { SignatureBindingsRepo } from './repos/signature-bindings.js';
 import { RetentionRepo } from './repos/retention.js';
 import { ServiceMetaRepo } from './repos/service-meta.js';
 import { ChatRepo } from './repos/chat.js';
+import { FailoversRepo } from './repos/failovers.js';
 import { ConversationRepo } from './repos/conversation.js';
 import { OverviewRepo } from './repos/overview.js';
 import { AdminSessionsRepo, AdminSetupTokensRepo, AdminUsersRepo, SignInFailuresRepo } from './repos/admin-users.js';
@@ -55,6 +56,8 @@ export class Repos {
   readonly retention: RetentionRepo;
   /** Facts about the installation checked at every start (the key check, the files marker). */
   readonly serviceMeta: ServiceMetaRepo;
+  /** Failover chains of Send Message with fallbacks (domain/failover). */
+  readonly failovers: FailoversRepo;
 
   constructor(readonly db: Kysely<Database>) {
     this.accounts = new AccountsRepo(db);
@@ -76,6 +79,7 @@ export class Repos {
     this.signatureBindings = new SignatureBindingsRepo(db);
     this.retention = new RetentionRepo(db);
     this.serviceMeta = new ServiceMetaRepo(db);
+    this.failovers = new FailoversRepo(db);
   }
 }
 

@@ -7,7 +7,7 @@ import type { Database } from './schema.js';
  * PostgreSQL they become one statement. The caller makes every id itself, so nothing has to be
  * read back after the write.
  */
-export const UNIT_TABLES = ['contacts', 'messages', 'events', 'deliveries', 'jobs', 'files'] as const;
+export const UNIT_TABLES = ['contacts', 'messages', 'events', 'deliveries', 'jobs', 'files', 'failovers', 'failover_steps'] as const;
 export type UnitTable = (typeof UNIT_TABLES)[number];
 export type UnitRows = { [T in UnitTable]?: Array<Insertable<Database[T]>> };
 

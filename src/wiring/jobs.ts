@@ -11,6 +11,9 @@ import { platformStateJob } from '../domain/platform-state/job.js';
 import type { PlatformStateService } from '../domain/platform-state/service.js';
 import type { ChannelCache } from '../domain/messages/channel-cache.js';
 import type { RunningQueues } from './running-queues.js';
+import type { ContactService } from '../domain/contacts/service.js';
+import { failoverJob } from '../domain/failover/job.js';
+import { failoverReports } from '../domain/failover/reports.js';
 
 /**
  * Jobs running at once in one process (mostly platform calls of send jobs, each waiting on the
@@ -19,11 +22,28 @@ import type { RunningQueues } from './running-queues.js';
 const JOB_CONCURRENCY = 32;
 const JOB_LEASE_MS = 5 * 60_000;
 
-/** The job kinds of the jobs runner: the send jobs of the asynchronous types, platform states, delivery deadlines. */
+/**
+ * The job kinds of the jobs runner: the send jobs of the asynchronous types, platform states,
+ * delivery deadlines, failover chains. The outbox is told to show each report on a message to the
+ * failover chains (their jobs run on it).
+ */
 export function jobKindsOf(
-  { store, clock, outbox, logger }: Base,
-  deps: { connectors: ConnectorRegistry; channelCache: ChannelCache; platformState: PlatformStateService; metrics: Metrics },
+  { store, clock, outbox, logger, ids, signals, config }: Base,
+  deps: { connectors: ConnectorRegistry; channelCache: ChannelCache; platformState: PlatformStateService; contacts: ContactService; metrics: Metrics },
 ): JobKinds {
+  outbox.watchAppends(failoverReports(clock));
+  const failover = failoverJob({
+    store,
+    ids,
+    clock,
+    outbox,
+    connectors: deps.connectors,
+    channels: deps.channelCache,
+    contacts: deps.contacts,
+    defaultPhoneRegion: config.defaultPhoneRegion,
+    signals,
+    logger: plainLogger(logger.child({ worker: 'failover' })),
+  });
   const send = sendJobKind({
     store,
     clock,
@@ -36,7 +56,8 @@ export function jobKindsOf(
   return new JobKinds()
     .register(send)
     .register(platformStateJob(deps.platformState))
-    .register(timeToLiveJob({ store, outbox, channels: deps.channelCache }));
+    .register(timeToLiveJob({ store, outbox, channels: deps.channelCache }))
+    .register(failover);
 }
 
 /**

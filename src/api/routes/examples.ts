@@ -5,6 +5,8 @@
 const CHANNEL_ID = '1102476290809856';
 const SMS_CHANNEL_ID = '1102476408250368';
 const CONTACT_ID = '1102477045784576';
+const RBM_CHANNEL_ID = '1102476512067584';
+const EMAIL_CHANNEL_ID = '1102476615876608';
 
 interface Example {
   summary: string;
@@ -81,6 +83,25 @@ export const SEND_MESSAGE_EXAMPLES: Record<string, Example> = {
       contact: { phone_number: '+44 20 7946 0958', first_name: 'Ada', last_name: 'Lovelace' },
       content: { type: 'text', payload: 'Your parcel is on its way.' },
       metadata: { tag: 'shipping_update' },
+    },
+  },
+  failover: {
+    summary: 'rbm, then SMS if not delivered within 5 minutes, then e-mail if that fails (beyond the specification)',
+    description:
+      'Each fallback names a channel of the account and what of the step before moves on to it (`failed`, `not_delivered` or `not_read` within `within` seconds). The SMS finds the contact by the same phone number; the e-mail step names its address and gives its own content. Every step is checked now: content a later channel cannot carry is a 422 naming `fallbacks[i]`. See docs/failover.md.',
+    value: {
+      channel: { id: RBM_CHANNEL_ID },
+      contact: { phone_number: '+420601123456' },
+      content: { type: 'text', payload: 'Your parcel arrives today between 2 and 4 pm.' },
+      fallbacks: [
+        { channel: { id: SMS_CHANNEL_ID }, when: 'not_delivered', within: 300 },
+        {
+          channel: { id: EMAIL_CHANNEL_ID },
+          when: 'failed',
+          contact: { email: 'ada@example.com', name: 'Ada Lovelace' },
+          content: { type: 'text', payload: 'Your parcel arrives today between 2 and 4 pm. Reply to this mail to change the time.' },
+        },
+      ],
     },
   },
 };

@@ -100,4 +100,5 @@ export const appmsg: ChannelTypeDefinition = {
   settings: NO_SETTINGS,
   inboundEndpoints: [],
   webChat: false,
+  reportsRead: true,
 };

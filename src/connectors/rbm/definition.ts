@@ -393,4 +393,5 @@ export const rbm: ChannelTypeDefinition = {
   inboundEndpoints: [INBOUND_ENDPOINT],
   platformState: { key: 'agent_state', requested: ['create_requested', 'launch_requested'], reasonKey: 'agent_state_reason', testersKey: 'testers' },
   webChat: false,
+  reportsRead: true,
 };

@@ -29,13 +29,22 @@ export interface EventInput {
  * Workers deliver the rows; `wake` signals `webhooksDue` after a commit, so the webhook worker claims them.
  */
 export class Outbox {
+  /** Looks at each event before it is written, in its transaction (failover chains follow their steps' reports). */
+  private beforeAppend: ((tx: Repos, input: EventInput) => Promise<EventInput>) | null = null;
+
   constructor(
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
     private readonly signals: DomainSignals,
   ) {}
 
-  async append(tx: Repos, input: EventInput): Promise<{ eventId: string; deliveryId: string | null; body: string }> {
+  /** Set once by the wiring. */
+  watchAppends(hook: (tx: Repos, input: EventInput) => Promise<EventInput>): void {
+    this.beforeAppend = hook;
+  }
+
+  async append(tx: Repos, given: EventInput): Promise<{ eventId: string; deliveryId: string | null; body: string }> {
+    const input = this.beforeAppend ? await this.beforeAppend(tx, given) : given;
     const { event, delivery } = this.build(input);
     await tx.events.insertEvent(event);
     if (delivery) await tx.events.insertDelivery(delivery);

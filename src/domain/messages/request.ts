@@ -29,6 +29,8 @@ export interface SendRequest {
   /** As it will be stored and returned (quick-reply titles truncated, call numbers in E.164). */
   content: Content;
   metadata: Metadata | undefined;
+  /** The failover steps after the first, as requested (checked against their channels by Send Message). */
+  fallbacks: SendMessageBody['fallbacks'];
 }
 
 /** Checks a value whose `type` picks its schema, so errors speak of that kind only. */
@@ -108,5 +110,6 @@ export function parseSendRequest(body: SendMessageBody, options: { defaultRegion
     contact: body.contact,
     content: parseContent(body.content, options.defaultRegion),
     metadata: body.metadata,
+    fallbacks: body.fallbacks,
   };
 }

@@ -25,6 +25,11 @@ import { messageWithStatusView } from './status-view.js';
 import { capabilitiesView, type CapabilitiesView } from './capabilities-view.js';
 import { sendJobRows } from '../sending/send-job-row.js';
 import type { DomainSignals } from '../signals.js';
+import { checkFallbacks } from '../failover/request.js';
+import { addChainStart } from '../failover/start.js';
+import { linkedMetadata, type PlannedStep } from '../failover/plan.js';
+import { failoverView } from '../failover/view.js';
+import type { FailoverViewData } from '../../schemas/failover.js';
 
 export type { StoredMessage } from '../signals.js';
 
@@ -104,7 +109,18 @@ export class MessageService {
   async get(accountId: number, id: number): Promise<MessageWithStatusView> {
     const row = await this.deps.store.messages.find(accountId, id);
     if (!row) throw ApiError.notFound('Message');
-    return messageWithStatusView(row);
+    const view = messageWithStatusView(row);
+    const failover = await this.failoverOf(accountId, row);
+    return failover ? { ...view, failover } : view;
+  }
+
+  /** The chain a message is a step of (sent with fallbacks: its metadata names the chain), else null. */
+  private async failoverOf(accountId: number, row: MessageRow): Promise<FailoverViewData | null> {
+    if (row.metadata === null || !row.metadata.includes('"failover"')) return null;
+    const [link] = await this.deps.store.failovers.linksOf([row.id]);
+    const chain = link ? await this.deps.store.failovers.find(accountId, link.failover_id) : undefined;
+    if (!chain) return null;
+    return failoverView(chain, await this.deps.store.failovers.steps(chain.id));
   }
 
   /** A contact's conversation, newest first. */
@@ -126,6 +142,9 @@ export class MessageService {
     const row = await this.deps.store.messages.findByIdempotencyKey(accountId, key);
     if (!row) return null;
     if (row.request_hash !== hash) throw keyReusedError(key);
+    const failover = await this.failoverOf(accountId, row);
+    // The whole chain answers again as it stands: its first step's failure is not the request's.
+    if (failover) return { message: { ...messageViewFromRow(row), failover }, replayed: true };
     if (row.status === 'failed') {
       const stored = row.error ? (JSON.parse(row.error) as StoredError) : {};
       throw platformError(stored.message ?? 'unknown error');
@@ -176,25 +195,49 @@ export class MessageService {
     const releaseShared = channel.mode === 'shared' ? await this.reserveShared(channel) : null;
     try {
       const contact = await deps.contacts.resolveForSend(channel, address);
+      const plan = request.fallbacks ? await this.planFallbacks(accountId, request, { channel, metadata, address }, contact) : null;
       const id = deps.ids.nextNumber();
       const now = deps.clock.now();
       const { content } = request;
+      const sentMetadata = plan ? linkedMetadata(metadata, id, 0) : metadata;
       const outcome: SendOutcome =
         path === 'direct'
-          ? await this.sendDirect(channel, contact, address, { id: String(id), content, metadata })
+          ? await this.sendDirect(channel, contact, address, { id: String(id), content, metadata: sentMetadata })
           : { status: path === 'queued' ? 'queued' : 'sent', externalId: null };
-      const sent = { id, channel, contact, content, metadata, parts, outcome, idempotencyKey, requestHash: hash, correlationId, now };
+      const sent = { id, channel, contact, content, metadata: sentMetadata, parts, outcome, idempotencyKey, requestHash: hash, correlationId, now };
       const { row, view, unit } = sentMessageUnit(deps.outbox, sent);
-      if (path === 'queued') unit.insert.jobs = this.sendJobs(channel, id, contact.row.id, metadata, correlationId, now);
+      if (path === 'queued') unit.insert.jobs = this.sendJobs(channel, id, contact.row.id, sentMetadata, correlationId, now);
+      const failover = plan
+        ? addChainStart(unit, { messageId: id, accountId, channel, contactId: contact.row.id, status: row.status, plan, jobId: deps.ids.nextNumber(), now })
+        : null;
       await this.commit(unit, row, channel, contact);
       if (unit.insert.deliveries) deps.outbox.wake();
-      if (path === 'queued') deps.signals.emit('jobsDue');
-      if (outcome.status === 'failed') throw platformError(outcome.failure.message);
-      deps.signals.emit('messageStored', { channel, contactId: String(contact.row.id), message: view });
-      return { message: view, replayed: false };
+      if (path === 'queued' || failover) deps.signals.emit('jobsDue');
+      if (outcome.status === 'failed' && !failover) throw platformError(outcome.failure.message);
+      if (outcome.status !== 'failed') deps.signals.emit('messageStored', { channel, contactId: String(contact.row.id), message: view });
+      return { message: failover ? { ...view, failover } : view, replayed: false };
     } finally {
       releaseShared?.();
     }
+  }
+
+  /** The fallbacks of a Send Message, checked now against their channels (docs/failover.md). */
+  private async planFallbacks(
+    accountId: number,
+    request: SendRequest,
+    first: { channel: Channel; metadata: Metadata | undefined; address: ContactAddress },
+    contact: ResolvedContact,
+  ): Promise<PlannedStep[]> {
+    return checkFallbacks(
+      request.fallbacks ?? [],
+      { ...first, content: request.content, contact: { phone_number: contact.row.phone_number, email: contact.row.email } },
+      {
+        connectors: this.deps.connectors,
+        defaultRegion: this.deps.defaultPhoneRegion,
+        channelOf: (raw) => this.channelOf(accountId, raw),
+        checkFiles: (channel, content) => this.checkFiles(channel, content),
+      },
+    );
   }
 
   /** The send job of a queued message (and its delivery deadline's, for types whose messages have a time to live). */

@@ -18,6 +18,7 @@ import { serviceMeta } from './016_service_meta.js';
 import { correlationIds } from './017_correlation_ids.js';
 import { contactsByActivity } from './018_contacts_by_activity.js';
 import { contactActivityPerSecond } from './019_contact_activity_per_second.js';
+import { failovers } from './020_failovers.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -43,6 +44,7 @@ export const MIGRATIONS: Migration[] = [
   correlationIds,
   contactsByActivity,
   contactActivityPerSecond,
+  failovers,
 ];
 
 export const migrationProvider: MigrationProvider = {

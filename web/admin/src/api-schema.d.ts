@@ -1455,6 +1455,41 @@ export interface components {
       };
       contact: components['schemas']['SendMessageContact'];
       content: components['schemas']['Content'];
+      /** @description Beyond the specification: channels of the same account to try after this one, in order (docs/failover.md). Messages sent with them show `failover` on Send Message and Get Message. */
+      fallbacks?: {
+        channel: {
+          id: string;
+        };
+        /** @description What of the step before moves on to this one: `failed` (it failed); `not_delivered` (it failed, or was not delivered within `within` seconds); `not_read` (it failed, or was not read within `within` seconds; only after a channel type that reports reads). */
+        when: 'failed' | 'not_delivered' | 'not_read';
+        /** @description Seconds (1 to 7 days); with not_delivered and not_read only. */
+        within?: number;
+        /** @description How the contact is found or made on this channel; by default the phone number or e-mail address the earlier steps named, in the form this channel's type takes. */
+        contact?: {
+          id?: string;
+          /** @description Free format; stored and returned in E.164. */
+          phone_number?: string;
+          /** @description With phone_number (socialnet_chat): helps match the user. */
+          first_name?: string;
+          last_name?: string;
+          /** @description socialnet_chat: from an opt_in event. */
+          user_ref?: string;
+          /** @description email channels. */
+          email?: string;
+          /** @description With email: the display name. */
+          name?: string;
+        };
+        /** @description This step's own content; by default the step before's. */
+        content?: {
+          type: string;
+        } & {
+          [key: string]: unknown;
+        };
+        /** @description This step's own metadata; by default the step before's. */
+        metadata?: {
+          [key: string]: unknown;
+        };
+      }[];
       /** @description Developer-defined data, returned in message_echo and List Messages. Beyond the specification, a channel type may reserve keys (Get Capabilities' `reserved_metadata`); `appmsg_business_messages` sends a text as the approved template named by `template_id`, `template_lang` and `template_params` (names to texts of at most 125 characters), and takes `video_duration` and `video_thumbnail` for a video, `carousel_text` for a carousel and `time_to_live`. */
       metadata?: {
         [key: string]: unknown;
@@ -1521,6 +1556,48 @@ export interface components {
         native_data: {
           [key: string]: unknown;
         };
+      };
+      /**
+       * Failover chain
+       * @description Beyond the specification, only on messages sent with `fallbacks`: every step of the one logical message, keyed by its first message (docs/failover.md).
+       */
+      failover?: {
+        /** @description Decimal id, below 2^53. */
+        message_id: string;
+        /**
+         * @description `delivered` or `read`: some step reached the contact; `failed`: every step started failed and none is left; `sent`: the last step went out with no report; `pending`: still under way.
+         * @enum {string}
+         */
+        outcome: 'pending' | 'sent' | 'delivered' | 'read' | 'failed';
+        steps: {
+          /** @description 0: the first message; 1 on: the fallbacks in the order requested. */
+          step: number;
+          channel: {
+            /** @description Decimal id, below 2^53. */
+            id: string;
+            type: 'service_chat' | 'socialnet_chat' | 'mobile' | 'rbm' | 'appmsg' | 'appmsg_business_messages' | 'botmsg' | 'email';
+          };
+          when?: {
+            /**
+             * @description What of the step before moves on to this one.
+             * @enum {string}
+             */
+            condition: 'failed' | 'not_delivered' | 'not_read';
+            /** @description Seconds, for not_delivered and not_read. */
+            within?: number;
+          };
+          /** @description The step's own message (null until it starts). */
+          message_id: string | null;
+          /**
+           * @description `waiting`: not started; `pending`, `sent`, `delivered`, `read`, `failed`: its message's; `cancelled`: an earlier step was delivered before it went out, nothing was sent; `skipped`: the chain ended before it.
+           * @enum {string}
+           */
+          state: 'waiting' | 'pending' | 'sent' | 'delivered' | 'read' | 'failed' | 'cancelled' | 'skipped';
+          started: string | null;
+          /** @description When the chain moved on from it, or stopped at it. */
+          ended: string | null;
+          moved_on: ('failed' | 'not_delivered' | 'not_read') | null;
+        }[];
       };
     };
     /**

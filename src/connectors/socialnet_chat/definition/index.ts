@@ -112,6 +112,7 @@ export const socialnetChat: ChannelTypeDefinition = {
   settings,
   inboundEndpoints: [],
   webChat: false,
+  reportsRead: true,
   // The page's connection: the platform disconnects it (its token stops working); a send, a
   // notification or a profile read that meets this reports it, Get Channel `?refresh=true` reads it.
   platformState: { key: PAGE_STATE_KEY, requested: [], reasonKey: PAGE_REASON_KEY, testersKey: 'testers' },

@@ -26,6 +26,7 @@ export const channelApi = {
   messages: (id: string, contactId: string, query: { max: number; offset?: number }, signal?: AbortSignal) =>
     api.page('/v1/channels/{channel_id}/contacts/{contact_id}/messages', { params: { channel_id: id, contact_id: contactId }, query, signal }),
   send: (body: BodyOf<'/v1/messages', 'post'>) => api.post('/v1/messages', body),
+  message: (messageId: string, signal?: AbortSignal) => api.get('/v1/messages/{message_id}', { params: { message_id: messageId }, signal }),
 
   trial: () => api.get('/trial'),
   trialSend: (id: string, body: BodyOf<'/trial/channels/{channel_id}/messages', 'post'>) =>

@@ -5,6 +5,7 @@ import { channelApi } from '../channel-api';
 import { usePoll } from '../use-poll';
 import type { Message } from '../types';
 import { ContentView } from './content';
+import { FailoverChain, failoverLinkOf } from './FailoverChain';
 
 const WINDOW = 50;
 
@@ -77,6 +78,7 @@ export function ConversationView(props: { channelId: string; contactId: string; 
                   <time dateTime={m.sent}>{formatTime(m.sent)}</time>
                   {m.direction === 'sent' && <Marks message={m} />}
                 </span>
+                {m.direction === 'sent' && <ChainOf message={m} />}
               </li>
             ))}
             <li ref={bottom} className="ch-sr-only" aria-hidden="true" />
@@ -85,6 +87,11 @@ export function ConversationView(props: { channelId: string; contactId: string; 
       )}
     </div>
   );
+}
+
+function ChainOf({ message }: { message: Message }) {
+  const link = failoverLinkOf(message);
+  return link ? <FailoverChain link={link} /> : null;
 }
 
 function Marks({ message }: { message: Message }) {
