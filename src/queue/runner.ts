@@ -31,6 +31,12 @@ export interface RunnerOptions {
    */
   wakeClaimGapMs?: number;
   /**
+   * With this set, the gap is the last claim's own time times this factor, `wakeClaimGapMs` at
+   * most: claims that cost little (a fast or idle store) add little lag, while claims that cost
+   * more are made fewer and larger, so they take at most about 1/(1 + factor) of the time.
+   */
+  wakeClaimGapFactor?: number;
+  /**
    * Outcomes wait this long to be written back with those that end meanwhile (one commit for
    * many). Their items keep their lease until then, so a crash in between only runs them again.
    */
@@ -74,8 +80,9 @@ export class QueueRunner<Held, Running, Outcome> {
   private signal: (() => void) | null = null;
   private flushing: Promise<void> | null = null;
   private lastSweep = 0;
-  /** When the last claim started (performance.now()). */
+  /** When the last claim started (performance.now()), and how long it took. */
   private lastClaimAt = -Infinity;
+  private lastClaimMs = 0;
   private unsubscribe: () => Promise<void> = () => Promise.resolve();
 
   constructor(
@@ -122,7 +129,8 @@ export class QueueRunner<Held, Running, Outcome> {
     const admission = this.kind.admission;
     while (this.running) {
       if (admission.room() > 0 && (this.woken || admission.wantsClaim())) {
-        const gap = this.o.wakeClaimGapMs ?? 0;
+        const factor = this.o.wakeClaimGapFactor;
+        const gap = Math.min(this.o.wakeClaimGapMs ?? 0, factor === undefined ? Infinity : this.lastClaimMs * factor);
         const wait = this.lastClaimAt + gap - performance.now();
         if (wait > 0 && !admission.wantsClaim()) {
           await this.waitForSignal(wait, false);
@@ -176,6 +184,7 @@ export class QueueRunner<Held, Running, Outcome> {
     this.lastClaimAt = started;
     const items = await source.claim(lease, admission.room(), this.context);
     const ms = performance.now() - started;
+    this.lastClaimMs = ms;
     this.stats.claimMs += ms;
     this.stats.claimMsMax = Math.max(this.stats.claimMsMax, ms);
     if (items.length === 0) return;

@@ -93,6 +93,22 @@ test('claims woken by new work wait for the gap after the claim before; a claim 
   await runner.stop();
 });
 
+test('with a gap factor, a claim that cost next to nothing lets the next woken claim go at once', async () => {
+  const m = memoryKind();
+  // The ceiling alone would hold the woken claim for ten minutes; the in-memory claim takes
+  // microseconds, so four times its time is no wait to speak of.
+  const runner = new QueueRunner(m.kind, { ...options, wakeClaimGapMs: 600_000, wakeClaimGapFactor: 4 });
+  const first = m.next();
+  runner.start();
+  await first;
+  m.due.push(1, 2, 3);
+  const second = m.next();
+  runner.wake();
+  await second;
+  assert.deepEqual(m.claims, [0, 3]);
+  await runner.stop();
+});
+
 test('outcomes ending within the flush delay are written back together', async () => {
   const m = memoryKind();
   const runner = new QueueRunner(m.kind, { ...options, flushDelayMs: 1000 });
