@@ -117,6 +117,52 @@ for (const { dialect, skip, test } of await dialects()) {
       assert.equal(done.outcome, 'read');
     });
 
+    test("a report that comes while the chain's job runs is looked at at once, not at the job's next poll", async () => {
+      const phone = await newPhone(stand);
+      const sent = await send(phone, [{ channel: { id: ch.sms.id }, when: 'not_read', within: 60 }]);
+      assert.equal(sent.status, 201, sent.text);
+      const first = sent.body.id as string;
+      // The chain's job is held after it read the chain (the delivery, no read yet): the read
+      // report comes while it runs, and the run ends with its own wait (the 30 s poll).
+      const repo = s.runtime.store.failovers;
+      const steps = repo.steps.bind(repo);
+      let reached!: () => void;
+      const running = new Promise<void>((resolve) => (reached = resolve));
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let holding = true;
+      repo.steps = async (failoverId) => {
+        const rows = await steps(failoverId);
+        if (holding && String(failoverId) === first) {
+          holding = false;
+          reached();
+          await held;
+        }
+        return rows;
+      };
+      try {
+        await rbmTaken(stand, ch.rbm.agentId, phone);
+        await rbmReport(stand, ch.rbm.agentId, phone, 'delivered');
+        await running;
+        await rbmReport(stand, ch.rbm.agentId, phone, 'read');
+        await ch.rbm.hook.waitFor('messages_read', (e) => e.data.contact.id === sent.body.contact.id);
+      } finally {
+        release();
+        repo.steps = steps;
+      }
+      const done = await eventually(
+        async () => {
+          const got = await s.api.get(`/v1/messages/${first}`);
+          // Skipped: the chain ended (the outcome counts the read at once, from the step's message).
+          return got.body.failover.steps[1].state === 'skipped' ? got.body.failover : undefined;
+        },
+        10_000,
+        'the chain stopped at the read, well before the next poll',
+      );
+      assert.equal(done.outcome, 'read');
+      assert.equal(done.steps[1].message_id, null);
+    });
+
     test('a late report of an earlier step after the fallback went out is recorded and starts nothing further', async () => {
       const phone = await newPhone(stand);
       const sent = await send(phone, [

@@ -6,6 +6,7 @@ import type { Store } from '../../src/store/store.js';
 import type { JobOutcome, JobQueue, NewJob } from '../../src/store/job-queue.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createLogger } from '../../src/lib/logger.js';
+import { eventually } from '../helpers/waits.js';
 import { QueueRunner } from '../../src/queue/runner.js';
 import { JobKinds, JobsTask, newJob, type JobKind, type JobResult } from '../../src/queue/jobs-task.js';
 import type { ClaimedJob } from '../../src/store/job-queue.js';
@@ -601,6 +602,49 @@ for (const { dialect, skip } of await dialects()) {
       } finally {
         if (other !== store) await other.close();
       }
+    });
+
+    test('a failover job made due while it runs (a report on its step) runs again at once, not after its own wait', async () => {
+      // The injected clock stands still: without the report's due time the job's own wait (30 s)
+      // never comes, so a second run proves the report was kept through the first run's completion.
+      const kind = 'failover';
+      const messageId = await message();
+      const j = job(kind, { messageId, maxAttempts: 10 });
+      await store.jobQueue.enqueue([j]);
+      const running = deferred();
+      const release = deferred();
+      let runs = 0;
+      const runner = runnerFor(
+        store,
+        kindOf(kind, async () => {
+          runs += 1;
+          if (runs > 1) return { ok: true };
+          running.resolve();
+          await release.promise;
+          return { ok: true, waitMs: 30_000 };
+        }),
+      );
+      runner.start();
+      try {
+        await running.promise;
+        clock.advance(1);
+        await store.transaction((tx) => tx.failovers.poke([messageId], clock.now()));
+        release.resolve();
+        await eventually(async () => (runs >= 2 ? true : undefined), 5000, 'the job run again for the report');
+      } finally {
+        release.resolve();
+        await runner.stop();
+      }
+
+      // Without a report meanwhile, the job's own wait stands.
+      const other = job(kind, { messageId: await message(), maxAttempts: 10 });
+      await store.jobQueue.enqueue([other]);
+      const [claimed] = await store.jobQueue.claim(claimRequest([kind]));
+      assert.equal(claimed!.id, other.id);
+      await store.jobQueue.complete([
+        { id: other.id, leaseId: claimed!.leaseId, status: 'pending', runAt: clock.now() + 30_000, lastError: null, updatedAt: clock.now() },
+      ]);
+      assert.equal(Number((await row(other.id)).run_at), clock.now() + 30_000);
     });
 
     test('newJob writes a typed input the handler reads back', async () => {

@@ -109,6 +109,8 @@ export class PostgresJobQueue implements JobQueue {
         o.sent?.externalId ?? null,
       ]),
     );
+    // A job pending again is due at its own time, or earlier when it was made due while it ran: a
+    // run_at later than the claim (updated_at) was set meanwhile (FailoversRepo.poke).
     // One statement: the `sent` marks of the messages (a data-modifying CTE runs whether or not it
     // is read) and the jobs' outcomes commit together.
     await sql`
@@ -121,7 +123,8 @@ export class PostgresJobQueue implements JobQueue {
         UPDATE messages m SET status = 'sent', external_id = v.external_id
         FROM v
         WHERE v.message_id IS NOT NULL AND m.id = v.message_id AND m.account_id = v.account_id AND m.status = 'queued')
-      UPDATE jobs j SET status = v.status, run_at = CASE WHEN v.status = 'pending' THEN v.run_at ELSE j.run_at END,
+      UPDATE jobs j SET status = v.status,
+        run_at = CASE WHEN v.status <> 'pending' THEN j.run_at WHEN j.run_at > j.updated_at AND j.run_at < v.run_at THEN j.run_at ELSE v.run_at END,
         last_error = v.error, updated_at = v.updated_at, lease_id = NULL, leased_until = NULL
       FROM v
       WHERE j.id = v.id AND j.lease_id = v.lease_id AND j.status = 'running'`.execute(this.db);

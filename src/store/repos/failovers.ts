@@ -58,16 +58,32 @@ export class FailoversRepo {
     return rows.map((r) => r.failover_id);
   }
 
-  /** The chains' jobs become due now, to look at a report their step got. */
+  /**
+   * The chains' jobs become due now, to look at a report their step got. A job running meanwhile
+   * gets a run_at later than its claim (updated_at): its completion keeps that when it is earlier
+   * than the job's own wait (job-queue COMPLETE), so the report is looked at at once, not at the
+   * next poll.
+   */
   async poke(failoverIds: readonly number[], now: number): Promise<void> {
     if (failoverIds.length === 0) return;
     await this.db
       .updateTable('jobs')
-      .set({ run_at: now })
+      .set((eb) => ({
+        run_at: eb
+          .case()
+          .when(eb.and([eb('status', '=', 'running'), eb('updated_at', '>=', now)]))
+          .then(eb('updated_at', '+', 1))
+          .else(now)
+          .end(),
+      }))
       .where('kind', '=', FAILOVER_JOB_KIND)
-      .where('status', '=', 'pending')
       .where('message_id', 'in', failoverIds)
-      .where('run_at', '>', now)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('status', '=', 'pending'), eb('run_at', '>', now)]),
+          eb.and([eb('status', '=', 'running'), eb('run_at', '<=', eb.ref('updated_at'))]),
+        ]),
+      )
       .execute();
   }
 

@@ -50,8 +50,11 @@ const PER_ACCOUNT = `
 const CLAIM = claimSql(false);
 const CLAIM_PER_ACCOUNT = claimSql(true);
 
+// A job pending again is due at its own time, or earlier when it was made due while it ran: a
+// run_at later than the claim (updated_at) was set meanwhile (FailoversRepo.poke).
 const COMPLETE = `
-  UPDATE jobs SET status = @status, run_at = CASE WHEN @status = 'pending' THEN @runAt ELSE run_at END,
+  UPDATE jobs SET status = @status,
+    run_at = CASE WHEN @status <> 'pending' THEN run_at WHEN run_at > updated_at AND run_at < @runAt THEN run_at ELSE @runAt END,
     last_error = @lastError, updated_at = @updatedAt, lease_id = NULL, leased_until = NULL
   WHERE id = @id AND lease_id = @leaseId AND status = 'running'`;
 
