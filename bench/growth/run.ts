@@ -14,7 +14,8 @@
  *    (with their messages) already stored (bench/growth/finished.ts), as a ratio to the same
  *    drain on an empty store run just before and just after it (target: at least 0.9).
  * Writes bench/results/growth.json and the "Cost growth" section of docs/benchmarks.md.
- * `--drain-only` measures the drains only and keeps the rest from the earlier results file.
+ * `--drain-only` measures the drains only and keeps the rest from the earlier results file;
+ * `--docs-only` rewrites the docs section from it.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -37,6 +38,8 @@ const { values: args } = parseArgs({
     finished: { type: 'string', default: '1000000' },
     'drain-events': { type: 'string', default: '20000' },
     'drain-only': { type: 'boolean', default: false },
+    /** Rewrites the docs section from bench/results/growth.json without measuring. */
+    'docs-only': { type: 'boolean', default: false },
     'no-docs': { type: 'boolean', default: false },
   },
 });
@@ -241,7 +244,7 @@ function drainLines(results: Record<string, any>): string[] {
       const [e1, full, e2] = m.runs;
       const all = m.runs.every((x: any) => x.complete);
       rows.push(
-        `| ${name(d)} | ${label} | ${e1.perSecond} | ${full.perSecond} | ${e2.perSecond} | **${m.ratioToEmpty.toFixed(2)}** | ${all ? 'all' : 'NOT all'} |`,
+        `| ${name(d)} | ${label} | ${e1.perSecond} | ${full.perSecond} | ${e2.perSecond} | **${m.ratioToEmpty.toFixed(2)}** | ${all ? 'all' : 'NOT all'} | ${m.runs.map((x: any) => x.loadAverage).join(' / ')} |`,
       );
       checks.push(
         `- ${m.ratioToEmpty >= TARGETS.drainRatio ? 'pass' : 'FAIL'}: ${name(d)} ${label.toLowerCase()} drain with ${Number(full.finished).toLocaleString('en-US')} finished ${unit} stored at least ${TARGETS.drainRatio} of the empty store (${m.ratioToEmpty.toFixed(2)})`,
@@ -250,15 +253,15 @@ function drainLines(results: Record<string, any>): string[] {
   }
   const s = results.drainSettings;
   return [
-    `**Drains with finished rows** (\`npm run bench -- growth --drain-only --finished ${s.finished}\`, measured ${s.date}; part of every growth run unless \`--finished 0\`).`,
+    `**Drains with finished rows** (\`npm run bench -- growth --drain-only --finished ${s.finished} --drain-events ${s.events}\`, measured ${s.date}; part of every growth run unless \`--finished 0\`).`,
     `A fresh backlog of ${s.events.toLocaleString('en-US')} webhook events (bench/webhooks/drain.ts) or queued sends (bench/send-worker/drain.ts) is drained`,
     `by the service with ${s.finished.toLocaleString('en-US')} finished rows already in the table: deliveries (each with its event and one try) or send`,
     'jobs (each with its message), ended over the last 30 days, 1 in 20 failed, the rest delivered / done, written',
     'with SQL set statements before the worker starts (bench/growth/finished.ts). Each drain runs on an empty store',
     'just before and just after (rates per second; the ratio is to the mean of the two empty runs).',
     '',
-    '| Store | Drain | Empty, before | With finished rows | Empty, after | Ratio to empty | Arrived |',
-    '|---|---|---|---|---|---|---|',
+    '| Store | Drain | Empty, before | With finished rows | Empty, after | Ratio to empty | Arrived | Load average at the three starts |',
+    '|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
     ...checks,
@@ -267,6 +270,7 @@ function drainLines(results: Record<string, any>): string[] {
 }
 
 function docsSection(results: Record<string, any>): string {
+  const st = results.settings;
   const name = (d: string) => (d === 'sqlite' ? 'SQLite' : 'PostgreSQL');
   const lines: string[] = [];
   const checks: string[] = [];
@@ -292,11 +296,11 @@ function docsSection(results: Record<string, any>): string {
   return [
     '## Cost growth',
     '',
-    `\`npm run bench -- growth --sizes ${SIZES.join(',')}\` (bench/growth/) — measured ${results.date} on ${results.machine.cpus} cores (${results.machine.cpuModel}), Node ${results.machine.node}; load average ${results.machine.loadAverageAtStart} at start.`,
+    `\`npm run bench -- growth --sizes ${st.sizes.join(',')}\` (bench/growth/) — measured ${results.date} on ${results.machine.cpus} cores (${results.machine.cpuModel}), Node ${results.machine.node}; load average ${results.machine.loadAverageAtStart} at start.`,
     'Each row is a fresh store holding that many messages in one channel (written with SQL set statements before the',
     'service listens; up to 100,000 contacts, one of them with 50,000 messages), then: List Messages of that contact and',
-    `List Contacts of the channel, \`max=100\`, first page and \`offset=10000\`, ${REQUESTS} requests one at a time (p50 / p99 in ms);`,
-    `then Send Message at 50 connections for ${SECONDS} s after a 2 s warm-up, ${ROUNDS} rounds visiting the stores of every size in turn (all of them`,
+    `List Contacts of the channel, \`max=100\`, first page and \`offset=10000\`, ${st.requests} requests one at a time (p50 / p99 in ms);`,
+    `then Send Message at 50 connections for ${st.seconds} s after a 2 s warm-up, ${st.rounds} rounds visiting the stores of every size in turn (all of them`,
     'open side by side): requests/s and p99 are the medians of the rounds, the ratio the median of the ratios to the empty',
     'store in the same round.',
     '',
@@ -315,6 +319,10 @@ function docsSection(results: Record<string, any>): string {
 }
 
 const RESULTS = 'bench/results/growth.json';
+if (args['docs-only']) {
+  writeDocsSection('growth', docsSection(JSON.parse(readFileSync(RESULTS, 'utf8')) as Record<string, any>));
+  process.exit(0);
+}
 const earlier = existsSync(RESULTS) ? (JSON.parse(readFileSync(RESULTS, 'utf8')) as Record<string, any>) : null;
 const results: Record<string, any> =
   args['drain-only'] && earlier
