@@ -45,6 +45,11 @@ const { values: args } = parseArgs({
 });
 const FINISHED = Number(args.finished);
 const DRAIN_EVENTS = Number(args['drain-events']);
+/**
+ * The wait between the fill of finished rows and the drain, so that the drain does not start in
+ * the fill's wake (a store that grew over time has no such burst behind it).
+ */
+const SETTLE_MS = '15000';
 const SIZES = args.sizes.split(',').map(Number);
 const SECONDS = Number(args.seconds);
 const ROUNDS = Number(args.rounds);
@@ -203,7 +208,7 @@ async function measureDrains(dialect: Dialect, standIn: StandIn, smsKey: string)
   const webhooks = [];
   for (const finished of runs) {
     process.stderr.write(`${dialect}: webhook drain of ${DRAIN_EVENTS} events, ${finished} finished deliveries stored...\n`);
-    const r = await webhookDrain(dialect, DRAIN_EVENTS, { BENCH_FINISHED: String(finished) });
+    const r = await webhookDrain(dialect, DRAIN_EVENTS, { BENCH_FINISHED: String(finished), BENCH_SETTLE_MS: SETTLE_MS });
     process.stderr.write(`${dialect}: ${JSON.stringify(r)}\n`);
     webhooks.push({ finished, ...r });
   }
@@ -214,6 +219,7 @@ async function measureDrains(dialect: Dialect, standIn: StandIn, smsKey: string)
     SMSPROVIDER_API_URL: s.url,
     BENCH_SMS_KEY: smsKey,
     BENCH_FINISHED: String(finished),
+    BENCH_SETTLE_MS: SETTLE_MS,
   });
   for (const finished of runs) {
     process.stderr.write(`${dialect}: send drain of ${DRAIN_EVENTS} jobs, ${finished} finished jobs stored...\n`);
@@ -257,8 +263,8 @@ function drainLines(results: Record<string, any>): string[] {
     `A fresh backlog of ${s.events.toLocaleString('en-US')} webhook events (bench/webhooks/drain.ts) or queued sends (bench/send-worker/drain.ts) is drained`,
     `by the service with ${s.finished.toLocaleString('en-US')} finished rows already in the table: deliveries (each with its event and one try) or send`,
     'jobs (each with its message), ended over the last 30 days, 1 in 20 failed, the rest delivered / done, written',
-    'with SQL set statements before the worker starts (bench/growth/finished.ts). Each drain runs on an empty store',
-    'just before and just after (rates per second; the ratio is to the mean of the two empty runs).',
+    `with SQL set statements; the worker starts ${Number(SETTLE_MS) / 1000} s after the fill (bench/growth/finished.ts). Each drain runs on an`,
+    'empty store just before and just after (rates per second; the ratio is to the mean of the two empty runs).',
     '',
     '| Store | Drain | Empty, before | With finished rows | Empty, after | Ratio to empty | Arrived | Load average at the three starts |',
     '|---|---|---|---|---|---|---|---|',

@@ -13,7 +13,7 @@
  * without a rate, as for a type without one. Everything else comes from the environment like
  * `parley serve`. With BENCH_FINISHED, that many finished send jobs and their messages are written
  * after the backlog (copies of its first job, bench/growth/finished.ts), for the drain part of the
- * cost-growth benchmark.
+ * cost-growth benchmark, and the worker starts BENCH_SETTLE_MS later.
  */
 import { loadConfig } from '../../src/config.js';
 import { createRuntime } from '../../src/runtime.js';
@@ -83,6 +83,7 @@ if (finished > 0) {
     .select((eb) => eb.fn.min('id').as('id'))
     .executeTakeFirstOrThrow();
   await seedFinishedSends(runtime.store, Number(first.id), finished);
+  if (env.BENCH_SETTLE_MS) await new Promise((resolve) => setTimeout(resolve, Number(env.BENCH_SETTLE_MS)));
 }
 
 await runtime.app.listen({ port: 0, host: '127.0.0.1' });

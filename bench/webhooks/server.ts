@@ -5,7 +5,8 @@
  * BENCH_BACKLOG events through the outbox before the worker starts, then starts the worker and
  * prints one JSON line {port, token, channelIds}. On SIGTERM closes and prints {stats}.
  * With BENCH_FINISHED, that many finished deliveries are written after the backlog (copies of
- * its first row, bench/growth/finished.ts), for the drain part of the cost-growth benchmark.
+ * its first row, bench/growth/finished.ts), for the drain part of the cost-growth benchmark, and
+ * the worker starts BENCH_SETTLE_MS later.
  * Every other setting comes from the environment like `parley serve` (WEBHOOK_*, WORKER_POLL_MS).
  */
 import { loadConfig } from '../../src/config.js';
@@ -72,6 +73,7 @@ if (finished > 0) {
     .select((eb) => eb.fn.min('id').as('id'))
     .executeTakeFirstOrThrow();
   await seedFinishedDeliveries(runtime.store, Number(first.id), finished, `${receiverUrl}/c0`);
+  if (env.BENCH_SETTLE_MS) await new Promise((resolve) => setTimeout(resolve, Number(env.BENCH_SETTLE_MS)));
 }
 
 await runtime.app.listen({ port: 0, host: '127.0.0.1' });
