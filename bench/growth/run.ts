@@ -8,14 +8,24 @@
  *    ratio to the same store when empty (target: at least 0.9). The stores of every size run side
  *    by side and the load visits them in turn, `--rounds` times: each ratio is the median of the
  *    ratios of adjacent runs, so other work on a shared machine weighs on both sides alike.
+ *  - Drains with finished rows (`--finished N`, 0 to skip): the webhook worker's deliveries/s
+ *    (bench/webhooks/drain.ts) and the send worker's SMS/s (bench/send-worker/drain.ts) for a fresh
+ *    backlog, with N finished deliveries (with their events and tries) or N finished send jobs
+ *    (with their messages) already stored (bench/growth/finished.ts), as a ratio to the same
+ *    drain on an empty store run just before and just after it (target: at least 0.9).
  * Writes bench/results/growth.json and the "Cost growth" section of docs/benchmarks.md.
+ * `--drain-only` measures the drains only and keeps the rest from the earlier results file;
+ * `--docs-only` rewrites the docs section from it.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { createTestDatabase, type Dialect } from '../../test/helpers/databases.js';
-import { benchStores, cpuMs, machineFacts, percentile, startBenchProcess, writeDocsSection } from '../shared/process.js';
+import { sendDrain, StandIn } from '../send-worker/drain.js';
+import { webhookDrain } from '../webhooks/drain.js';
+import { benchStores, cpuMs, earlierNotes, machineFacts, percentile, startBenchProcess, writeDocsSection } from '../shared/process.js';
 import type { LoadResult } from '../send/load.js';
 
 const { values: args } = parseArgs({
@@ -25,14 +35,26 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '8' },
     rounds: { type: 'string', default: '3' },
     requests: { type: 'string', default: '300' },
+    finished: { type: 'string', default: '1000000' },
+    'drain-events': { type: 'string', default: '20000' },
+    'drain-only': { type: 'boolean', default: false },
+    /** Rewrites the docs section from bench/results/growth.json without measuring. */
+    'docs-only': { type: 'boolean', default: false },
     'no-docs': { type: 'boolean', default: false },
   },
 });
+const FINISHED = Number(args.finished);
+const DRAIN_EVENTS = Number(args['drain-events']);
+/**
+ * The wait between the fill of finished rows and the drain, so that the drain does not start in
+ * the fill's wake (a store that grew over time has no such burst behind it).
+ */
+const SETTLE_MS = '15000';
 const SIZES = args.sizes.split(',').map(Number);
 const SECONDS = Number(args.seconds);
 const ROUNDS = Number(args.rounds);
 const REQUESTS = Number(args.requests);
-const TARGETS = { sendRatio: 0.9, sqliteFirstPageP99Ms: 10 };
+const TARGETS = { sendRatio: 0.9, sqliteFirstPageP99Ms: 10, drainRatio: 0.9 };
 
 interface Ready {
   port: number;
@@ -176,7 +198,85 @@ async function measureStore(dialect: Dialect): Promise<Array<Record<string, unkn
   }
 }
 
+/**
+ * One store's drains: empty, with FINISHED finished rows, empty again (the ratio is to the mean of
+ * the two empty runs, so a machine that got busier or quieter during the run weighs on both sides).
+ */
+async function measureDrains(dialect: Dialect, standIn: StandIn, smsKey: string): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  const runs = [0, FINISHED, 0];
+  const webhooks = [];
+  for (const finished of runs) {
+    process.stderr.write(`${dialect}: webhook drain of ${DRAIN_EVENTS} events, ${finished} finished deliveries stored...\n`);
+    const r = await webhookDrain(dialect, DRAIN_EVENTS, { BENCH_FINISHED: String(finished), BENCH_SETTLE_MS: SETTLE_MS });
+    process.stderr.write(`${dialect}: ${JSON.stringify(r)}\n`);
+    webhooks.push({ finished, ...r });
+  }
+  const sends = [];
+  const env = (s: StandIn, db: { url: string; dataDir: string }, finished: number) => ({
+    BENCH_DATABASE_URL: db.url,
+    BENCH_DATA_DIR: db.dataDir,
+    SMSPROVIDER_API_URL: s.url,
+    BENCH_SMS_KEY: smsKey,
+    BENCH_FINISHED: String(finished),
+    BENCH_SETTLE_MS: SETTLE_MS,
+  });
+  for (const finished of runs) {
+    process.stderr.write(`${dialect}: send drain of ${DRAIN_EVENTS} jobs, ${finished} finished jobs stored...\n`);
+    const r = await sendDrain(dialect, standIn, DRAIN_EVENTS, (s, db) => env(s, db, finished));
+    process.stderr.write(`${dialect}: ${JSON.stringify(r)}\n`);
+    sends.push({ finished, ...r });
+  }
+  const ratio = (xs: Array<Record<string, unknown>>) => {
+    const rate = (x: Record<string, unknown>) => Number(x.perSecond);
+    return Math.round((rate(xs[1]!) / ((rate(xs[0]!) + rate(xs[2]!)) / 2)) * 100) / 100;
+  };
+  out.webhooks = { runs: webhooks, ratioToEmpty: ratio(webhooks) };
+  out.sendWorker = { runs: sends, ratioToEmpty: ratio(sends) };
+  return out;
+}
+
+function drainLines(results: Record<string, any>): string[] {
+  const name = (d: string) => (d === 'sqlite' ? 'SQLite' : 'PostgreSQL');
+  const drains = results.drains as Record<string, any> | undefined;
+  if (!drains || Object.keys(drains).length === 0) return [];
+  const rows: string[] = [];
+  const checks: string[] = [];
+  for (const [d, r] of Object.entries(drains)) {
+    for (const [label, m, unit] of [
+      ['Webhook delivery', r.webhooks, 'deliveries'],
+      ['Send worker', r.sendWorker, 'sends'],
+    ] as const) {
+      const [e1, full, e2] = m.runs;
+      const all = m.runs.every((x: any) => x.complete);
+      rows.push(
+        `| ${name(d)} | ${label} | ${e1.perSecond} | ${full.perSecond} | ${e2.perSecond} | **${m.ratioToEmpty.toFixed(2)}** | ${all ? 'all' : 'NOT all'} | ${m.runs.map((x: any) => x.loadAverage).join(' / ')} |`,
+      );
+      checks.push(
+        `- ${m.ratioToEmpty >= TARGETS.drainRatio ? 'pass' : 'FAIL'}: ${name(d)} ${label.toLowerCase()} drain with ${Number(full.finished).toLocaleString('en-US')} finished ${unit} stored at least ${TARGETS.drainRatio} of the empty store (${m.ratioToEmpty.toFixed(2)})`,
+      );
+    }
+  }
+  const s = results.drainSettings;
+  return [
+    `**Drains with finished rows** (\`npm run bench -- growth --drain-only --finished ${s.finished} --drain-events ${s.events}\`, measured ${s.date}; part of every growth run unless \`--finished 0\`).`,
+    `A fresh backlog of ${s.events.toLocaleString('en-US')} webhook events (bench/webhooks/drain.ts) or queued sends (bench/send-worker/drain.ts) is drained`,
+    `by the service with ${s.finished.toLocaleString('en-US')} finished rows already in the table: deliveries (each with its event and one try) or send`,
+    'jobs (each with its message), ended over the last 30 days, 1 in 20 failed, the rest delivered / done, written',
+    `with SQL set statements; the worker starts ${Number(SETTLE_MS) / 1000} s after the fill (bench/growth/finished.ts). Each drain runs on an`,
+    'empty store just before and just after (rates per second; the ratio is to the mean of the two empty runs).',
+    '',
+    '| Store | Drain | Empty, before | With finished rows | Empty, after | Ratio to empty | Arrived | Load average at the three starts |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    ...checks,
+    '',
+  ];
+}
+
 function docsSection(results: Record<string, any>): string {
+  const st = results.settings;
   const name = (d: string) => (d === 'sqlite' ? 'SQLite' : 'PostgreSQL');
   const lines: string[] = [];
   const checks: string[] = [];
@@ -202,11 +302,11 @@ function docsSection(results: Record<string, any>): string {
   return [
     '## Cost growth',
     '',
-    `\`npm run bench -- growth --sizes ${SIZES.join(',')}\` (bench/growth/) — measured ${results.date} on ${results.machine.cpus} cores (${results.machine.cpuModel}), Node ${results.machine.node}; load average ${results.machine.loadAverageAtStart} at start.`,
+    `\`npm run bench -- growth --sizes ${st.sizes.join(',')}\` (bench/growth/) — measured ${results.date} on ${results.machine.cpus} cores (${results.machine.cpuModel}), Node ${results.machine.node}; load average ${results.machine.loadAverageAtStart} at start.`,
     'Each row is a fresh store holding that many messages in one channel (written with SQL set statements before the',
     'service listens; up to 100,000 contacts, one of them with 50,000 messages), then: List Messages of that contact and',
-    `List Contacts of the channel, \`max=100\`, first page and \`offset=10000\`, ${REQUESTS} requests one at a time (p50 / p99 in ms);`,
-    `then Send Message at 50 connections for ${SECONDS} s after a 2 s warm-up, ${ROUNDS} rounds visiting the stores of every size in turn (all of them`,
+    `List Contacts of the channel, \`max=100\`, first page and \`offset=10000\`, ${st.requests} requests one at a time (p50 / p99 in ms);`,
+    `then Send Message at 50 connections for ${st.seconds} s after a 2 s warm-up, ${st.rounds} rounds visiting the stores of every size in turn (all of them`,
     'open side by side): requests/s and p99 are the medians of the rounds, the ratio the median of the ratios to the empty',
     'store in the same round.',
     '',
@@ -216,23 +316,50 @@ function docsSection(results: Record<string, any>): string {
     '',
     ...checks,
     '',
+    ...drainLines(results),
+    ...(results.notes ?? []),
+    ...(results.notes?.length ? [''] : []),
     'Raw figures: `bench/results/growth.json`.',
     '',
   ].join('\n');
 }
 
-const results: Record<string, any> = {
-  date: new Date().toISOString().slice(0, 10),
-  machine: machineFacts(),
-  settings: { sizes: SIZES, seconds: SECONDS, requests: REQUESTS, rounds: ROUNDS },
-  stores: {},
-};
-for (const dialect of await benchStores()) {
-  if (args.only && args.only !== dialect) continue;
-  results.stores[dialect] = await measureStore(dialect);
-  process.stderr.write(`${dialect}: ${JSON.stringify(results.stores[dialect])}\n`);
+const RESULTS = 'bench/results/growth.json';
+if (args['docs-only']) {
+  writeDocsSection('growth', docsSection(JSON.parse(readFileSync(RESULTS, 'utf8')) as Record<string, any>));
+  process.exit(0);
+}
+const earlier = existsSync(RESULTS) ? (JSON.parse(readFileSync(RESULTS, 'utf8')) as Record<string, any>) : null;
+const results: Record<string, any> =
+  args['drain-only'] && earlier
+    ? earlier
+    : {
+        date: new Date().toISOString().slice(0, 10),
+        machine: machineFacts(),
+        settings: { sizes: SIZES, seconds: SECONDS, requests: REQUESTS, rounds: ROUNDS },
+        stores: {},
+        // Notes on the figures are written by hand and kept from the earlier results file.
+        notes: earlierNotes(RESULTS),
+      };
+const stores = (await benchStores()).filter((d) => !args.only || args.only === d);
+if (!args['drain-only'])
+  for (const dialect of stores) {
+    results.stores[dialect] = await measureStore(dialect);
+    process.stderr.write(`${dialect}: ${JSON.stringify(results.stores[dialect])}\n`);
+  }
+if (FINISHED > 0) {
+  results.drainSettings = { date: new Date().toISOString().slice(0, 10), finished: FINISHED, events: DRAIN_EVENTS, machine: machineFacts() };
+  results.drains = {};
+  const smsKey = `live_bench${randomBytes(8).toString('hex')}`;
+  const standInProcess = await startBenchProcess('bench/send-worker/standin.ts', { BENCH_SMS_KEY: smsKey });
+  try {
+    const standIn = new StandIn(String(standInProcess.info.url));
+    for (const dialect of stores) results.drains[dialect] = await measureDrains(dialect, standIn, smsKey);
+  } finally {
+    await standInProcess.stop();
+  }
 }
 mkdirSync('bench/results', { recursive: true });
-writeFileSync('bench/results/growth.json', `${JSON.stringify(results, null, 2)}\n`);
+writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
 if (!args['no-docs'] && !args.only) writeDocsSection('growth', docsSection(results));
 process.stdout.write(`${docsSection(results)}\n`);

@@ -25,7 +25,8 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { createTestDatabase, type Dialect } from '../../test/helpers/databases.js';
-import { benchStores, cpuMs, earlierNotes, machineFacts, percentile, SERVER_NODE_ARGS, startBenchProcess, writeDocsSection } from '../shared/process.js';
+import { sendDrain, StandIn } from './drain.js';
+import { benchStores, earlierNotes, machineFacts, percentile, SERVER_NODE_ARGS, startBenchProcess, writeDocsSection } from '../shared/process.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -45,43 +46,11 @@ const BACKLOG = Number(args.backlog);
 const RATE = Number(args.rate);
 const SECONDS = Number(args.seconds);
 const WARMUP_SECONDS = Number(args.warmup);
-/** The longest a drain or the tail of a lag run is waited for. */
-const DRAIN_TIMEOUT_MS = 90_000;
 const TARGETS = { drainPerSecond: 2000, p99LagMs: 200 };
 
 const SMS_KEY = `live_bench${randomBytes(8).toString('hex')}`;
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
-
-interface Arrivals {
-  count: number;
-  distinct: number;
-  firstAt: number;
-  lastAt: number;
-  references?: Record<string, number>;
-}
-
-class StandIn {
-  constructor(readonly url: string) {}
-
-  async arrivals(all = false): Promise<Arrivals> {
-    return (await (await fetch(`${this.url}/_bench/arrivals${all ? '?all=1' : ''}`)).json()) as Arrivals;
-  }
-
-  async reset(): Promise<void> {
-    await (await fetch(`${this.url}/_bench/reset`, { method: 'POST' })).body?.cancel();
-  }
-
-  /** Waits (bounded) until `n` messages arrived; false when the time ran out. */
-  async waitFor(n: number, timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      if ((await this.arrivals()).count >= n) return true;
-      if (Date.now() > deadline) return false;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
 
 /** The stand-in alone: the connector's call (a JSON POST /messages with a reference), `calls` times, 32 at once. */
 async function standInAlone(standIn: StandIn, calls: number): Promise<Record<string, unknown>> {
@@ -115,40 +84,15 @@ async function standInAlone(standIn: StandIn, calls: number): Promise<Record<str
   return { calls, failures, seconds: round2(seconds), perSecond: Math.round(calls / seconds) };
 }
 
-const serverEnv = (standIn: StandIn, db: { url: string; dataDir: string }) => ({
+const serverEnv = (standIn: StandIn, db: { url: string; dataDir: string }): Record<string, string> => ({
   BENCH_DATABASE_URL: db.url,
   BENCH_DATA_DIR: db.dataDir,
   SMSPROVIDER_API_URL: standIn.url,
   BENCH_SMS_KEY: SMS_KEY,
 });
 
-async function drain(dialect: Dialect, standIn: StandIn): Promise<Record<string, unknown>> {
-  const loadAverage = round2(loadavg()[0]!);
-  const db = await createTestDatabase(dialect);
-  await standIn.reset();
-  try {
-    const server = await startBenchProcess('bench/send-worker/server.ts', { ...serverEnv(standIn, db), BENCH_BACKLOG: String(BACKLOG) }, SERVER_NODE_ARGS);
-    const cpuBefore = cpuMs(server.child.pid);
-    const complete = await standIn.waitFor(BACKLOG, DRAIN_TIMEOUT_MS);
-    const cpuAfter = cpuMs(server.child.pid);
-    const a = await standIn.arrivals();
-    const closing = await server.stop();
-    const seconds = (a.lastAt - a.firstAt) / 1000;
-    return {
-      backlog: BACKLOG,
-      backlogWrittenMs: server.info.backlogMs,
-      arrived: a.count,
-      distinct: a.distinct,
-      complete,
-      seconds: round2(seconds),
-      perSecond: seconds > 0 ? Math.round(a.count / seconds) : 0,
-      serverCpuMsPerSms: cpuBefore !== null && cpuAfter !== null && a.count > 0 ? round2((cpuAfter - cpuBefore) / a.count) : null,
-      loadAverage,
-      store: closing,
-    };
-  } finally {
-    await db.drop();
-  }
+function drain(dialect: Dialect, standIn: StandIn): Promise<Record<string, unknown>> {
+  return sendDrain(dialect, standIn, BACKLOG, serverEnv);
 }
 
 async function lag(dialect: Dialect, standIn: StandIn): Promise<Record<string, unknown>> {

@@ -11,12 +11,15 @@
  * The throttle is off for the run: the mobile type's rate (30 SMS/s per channel) is taken out of
  * its definition in this process before anything is queued, so every send job is written
  * without a rate, as for a type without one. Everything else comes from the environment like
- * `parley serve`.
+ * `parley serve`. With BENCH_FINISHED, that many finished send jobs and their messages are written
+ * after the backlog (copies of its first job, bench/growth/finished.ts), for the drain part of the
+ * cost-growth benchmark, and the worker starts BENCH_SETTLE_MS later.
  */
 import { loadConfig } from '../../src/config.js';
 import { createRuntime } from '../../src/runtime.js';
 import { openStore } from '../../src/store/open.js';
 import { definitionOf } from '../../src/channel-types/index.js';
+import { seedFinishedSends } from '../growth/finished.js';
 
 const env = process.env;
 const databaseUrl = env.BENCH_DATABASE_URL;
@@ -72,6 +75,16 @@ for (let start = 0; start < backlog; start += 500) {
   await Promise.all(batch);
 }
 const backlogMs = Math.round(performance.now() - backlogStarted);
+
+const finished = Number(env.BENCH_FINISHED ?? 0);
+if (finished > 0) {
+  const first = await runtime.store.db
+    .selectFrom('jobs')
+    .select((eb) => eb.fn.min('id').as('id'))
+    .executeTakeFirstOrThrow();
+  await seedFinishedSends(runtime.store, Number(first.id), finished);
+  if (env.BENCH_SETTLE_MS) await new Promise((resolve) => setTimeout(resolve, Number(env.BENCH_SETTLE_MS)));
+}
 
 await runtime.app.listen({ port: 0, host: '127.0.0.1' });
 const address = runtime.app.server.address();

@@ -15,13 +15,12 @@
  * Short and bounded; writes bench/results/webhooks.json and the Webhooks section of
  * docs/benchmarks.md. Options: --events N, --rate R, --seconds S, --only sqlite|postgres.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { createTestDatabase, type Dialect } from '../../test/helpers/databases.js';
+import { BenchReceiver, webhookDrain, type ServerInfo } from './drain.js';
 import { benchStores, cpuMs, machineFacts, percentile, SERVER_NODE_ARGS, startBenchProcess, writeDocsSection } from '../shared/process.js';
 
 const { values: args } = parseArgs({
@@ -46,71 +45,6 @@ const WARMUP_SECONDS = Number(args.warmup);
 /** Throughput as a share of the bare sender's, per store. */
 const RATIO_TARGETS = { sqlite: 0.6, postgres: 0.4 };
 
-/** Counts arrivals and measures lag from each body's timestamp. */
-class BenchReceiver {
-  readonly ids = new Set<string>();
-  duplicates = 0;
-  firstAt = 0;
-  lastAt = 0;
-  lags: number[] = [];
-  /** [event timestamp, lag] pairs, for BENCH_TIMELINE=1. */
-  timeline: Array<[number, number]> = [];
-  measureFrom = Infinity;
-  private waiters: Array<() => void> = [];
-  private readonly server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const now = Date.now();
-      const id = String(req.headers['x-parley-event-id']);
-      if (this.ids.has(id)) this.duplicates += 1;
-      else this.ids.add(id);
-      if (this.firstAt === 0) this.firstAt = performance.now();
-      this.lastAt = performance.now();
-      if (this.measureFrom !== Infinity) {
-        const sent = Date.parse((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { timestamp: string }).timestamp);
-        if (sent >= this.measureFrom) this.lags.push(now - sent);
-        if (process.env.BENCH_TIMELINE) this.timeline.push([sent, now - sent]);
-      }
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      res.end('ok');
-      for (const w of this.waiters.splice(0)) w();
-    });
-  });
-
-  async start(): Promise<string> {
-    this.server.keepAliveTimeout = 60_000;
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async waitForDistinct(n: number, timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.ids.size < n) {
-      if (Date.now() > deadline) return false;
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, 200);
-        this.waiters.push(() => {
-          clearTimeout(t);
-          resolve();
-        });
-      });
-    }
-    return true;
-  }
-
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
-
-interface ServerInfo {
-  port: number;
-  token: string;
-  channelIds: string[];
-}
-
 const commonEnv = (receiver: string, db: { url: string; dataDir: string }) => ({
   BENCH_DATABASE_URL: db.url,
   BENCH_DATA_DIR: db.dataDir,
@@ -119,29 +53,7 @@ const commonEnv = (receiver: string, db: { url: string; dataDir: string }) => ({
 });
 
 async function throughput(dialect: Dialect): Promise<Record<string, unknown>> {
-  const loadAverage = Math.round(loadavg()[0]! * 100) / 100;
-  const receiver = new BenchReceiver();
-  const url = await receiver.start();
-  const db = await createTestDatabase(dialect);
-  try {
-    const server = await startBenchProcess<ServerInfo>('bench/webhooks/server.ts', { ...commonEnv(url, db), BENCH_BACKLOG: String(EVENTS) }, SERVER_NODE_ARGS);
-    const complete = await receiver.waitForDistinct(EVENTS, 120_000);
-    const seconds = (receiver.lastAt - receiver.firstAt) / 1000;
-    const closing = await server.stop();
-    return {
-      events: EVENTS,
-      delivered: receiver.ids.size,
-      complete,
-      duplicates: receiver.duplicates,
-      seconds: Math.round(seconds * 100) / 100,
-      perSecond: Math.round(receiver.ids.size / seconds),
-      loadAverage,
-      store: closing,
-    };
-  } finally {
-    await receiver.close();
-    await db.drop();
-  }
+  return webhookDrain(dialect, EVENTS, args['endpoint-concurrency'] ? { WEBHOOK_ENDPOINT_CONCURRENCY: args['endpoint-concurrency'] } : {});
 }
 
 /** The same calls without the service: what one receiver at this concurrency can take here. */

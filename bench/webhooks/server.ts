@@ -4,11 +4,15 @@
  * mobile channels whose webhooks point at BENCH_RECEIVER_URL (127.0.0.1 only), writes
  * BENCH_BACKLOG events through the outbox before the worker starts, then starts the worker and
  * prints one JSON line {port, token, channelIds}. On SIGTERM closes and prints {stats}.
+ * With BENCH_FINISHED, that many finished deliveries are written after the backlog (copies of
+ * its first row, bench/growth/finished.ts), for the drain part of the cost-growth benchmark, and
+ * the worker starts BENCH_SETTLE_MS later.
  * Every other setting comes from the environment like `parley serve` (WEBHOOK_*, WORKER_POLL_MS).
  */
 import { loadConfig } from '../../src/config.js';
 import { createRuntime } from '../../src/runtime.js';
 import { openStore } from '../../src/store/open.js';
+import { seedFinishedDeliveries } from '../growth/finished.js';
 
 const env = process.env;
 const databaseUrl = env.BENCH_DATABASE_URL;
@@ -60,6 +64,16 @@ for (let start = 0; start < backlog; start += 500) {
       });
     }
   });
+}
+
+const finished = Number(env.BENCH_FINISHED ?? 0);
+if (finished > 0) {
+  const first = await runtime.store.db
+    .selectFrom('deliveries')
+    .select((eb) => eb.fn.min('id').as('id'))
+    .executeTakeFirstOrThrow();
+  await seedFinishedDeliveries(runtime.store, Number(first.id), finished, `${receiverUrl}/c0`);
+  if (env.BENCH_SETTLE_MS) await new Promise((resolve) => setTimeout(resolve, Number(env.BENCH_SETTLE_MS)));
 }
 
 await runtime.app.listen({ port: 0, host: '127.0.0.1' });

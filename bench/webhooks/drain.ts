@@ -1,0 +1,107 @@
+/**
+ * The webhook drain, shared by the webhook benchmark and the cost-growth benchmark: the service
+ * (bench/webhooks/server.ts) on a fresh store writes a backlog of `events` events before its
+ * worker starts; deliveries per second is their number over the time from the first arrival at
+ * the receiver (in this process) to the last.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadavg } from 'node:os';
+import { createTestDatabase, type Dialect } from '../../test/helpers/databases.js';
+import { SERVER_NODE_ARGS, startBenchProcess } from '../shared/process.js';
+
+export /** Counts arrivals and measures lag from each body's timestamp. */
+class BenchReceiver {
+  readonly ids = new Set<string>();
+  duplicates = 0;
+  firstAt = 0;
+  lastAt = 0;
+  lags: number[] = [];
+  /** [event timestamp, lag] pairs, for BENCH_TIMELINE=1. */
+  timeline: Array<[number, number]> = [];
+  measureFrom = Infinity;
+  private waiters: Array<() => void> = [];
+  private readonly server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const now = Date.now();
+      const id = String(req.headers['x-parley-event-id']);
+      if (this.ids.has(id)) this.duplicates += 1;
+      else this.ids.add(id);
+      if (this.firstAt === 0) this.firstAt = performance.now();
+      this.lastAt = performance.now();
+      if (this.measureFrom !== Infinity) {
+        const sent = Date.parse((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { timestamp: string }).timestamp);
+        if (sent >= this.measureFrom) this.lags.push(now - sent);
+        if (process.env.BENCH_TIMELINE) this.timeline.push([sent, now - sent]);
+      }
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('ok');
+      for (const w of this.waiters.splice(0)) w();
+    });
+  });
+
+  async start(): Promise<string> {
+    this.server.keepAliveTimeout = 60_000;
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async waitForDistinct(n: number, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.ids.size < n) {
+      if (Date.now() > deadline) return false;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, 200);
+        this.waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+    return true;
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+export interface ServerInfo {
+  port: number;
+  token: string;
+  channelIds: string[];
+}
+
+/** Runs the server with `env` added (BENCH_FINISHED, WEBHOOK_*). */
+export async function webhookDrain(dialect: Dialect, events: number, env: Record<string, string>): Promise<Record<string, unknown>> {
+  const loadAverage = Math.round(loadavg()[0]! * 100) / 100;
+  const receiver = new BenchReceiver();
+  const url = await receiver.start();
+  const db = await createTestDatabase(dialect);
+  try {
+    const server = await startBenchProcess<ServerInfo>(
+      'bench/webhooks/server.ts',
+      { BENCH_DATABASE_URL: db.url, BENCH_DATA_DIR: db.dataDir, BENCH_RECEIVER_URL: url, BENCH_BACKLOG: String(events), ...env },
+      SERVER_NODE_ARGS,
+    );
+    const complete = await receiver.waitForDistinct(events, 120_000);
+    const seconds = (receiver.lastAt - receiver.firstAt) / 1000;
+    const closing = await server.stop();
+    return {
+      events: events,
+      delivered: receiver.ids.size,
+      complete,
+      duplicates: receiver.duplicates,
+      seconds: Math.round(seconds * 100) / 100,
+      perSecond: Math.round(receiver.ids.size / seconds),
+      loadAverage,
+      store: closing,
+    };
+  } finally {
+    await receiver.close();
+    await db.drop();
+  }
+}
