@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { waitUntil } from '../shared/wait-for.js';
 
 export interface Arrival {
   /** performance.now() when the call's body was read. */
@@ -57,19 +58,8 @@ export class EventReceiver {
   }
 
   /** Waits (bounded) until `channel` has `n` message_received events; false when the time ran out. */
-  async waitFor(channel: string, n: number, timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.count(channel) < n) {
-      if (Date.now() > deadline) return false;
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, 200);
-        this.waiters.push(() => {
-          clearTimeout(t);
-          resolve();
-        });
-      });
-    }
-    return true;
+  waitFor(channel: string, n: number, timeoutMs: number): Promise<boolean> {
+    return waitUntil(() => this.count(channel) >= n, this.waiters, timeoutMs);
   }
 
   close(): Promise<void> {

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { createTestDatabase, type Dialect } from '../../test/helpers/databases.js';
 import { SERVER_NODE_ARGS, startBenchProcess } from '../shared/process.js';
+import { waitUntil } from '../shared/wait-for.js';
 
 export /** Counts arrivals and measures lag from each body's timestamp. */
 class BenchReceiver {
@@ -48,19 +49,8 @@ class BenchReceiver {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
-  async waitForDistinct(n: number, timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.ids.size < n) {
-      if (Date.now() > deadline) return false;
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, 200);
-        this.waiters.push(() => {
-          clearTimeout(t);
-          resolve();
-        });
-      });
-    }
-    return true;
+  waitForDistinct(n: number, timeoutMs: number): Promise<boolean> {
+    return waitUntil(() => this.ids.size >= n, this.waiters, timeoutMs);
   }
 
   close(): Promise<void> {

@@ -1,6 +1,7 @@
 import { describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects, openTestStore, type TestDatabase } from '../helpers/databases.js';
+import { seedChannelContact } from '../helpers/store-rows.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 
@@ -26,36 +27,7 @@ for (const { dialect, skip, test } of await dialects()) {
       ({ db, store } = await openTestStore(dialect));
       // PostgreSQL: a second store is a second pool of connections, as another process has.
       other = dialect === 'postgres' ? await openStore(db.url) : store;
-      await store.accounts.insert({ id: ACCOUNT, name: 'a', plan: 'free', hourly_limit: null, concurrency_limit: null, created_at: 1 });
-      await store.channels.insert({
-        id: CHANNEL,
-        account_id: ACCOUNT,
-        type: 'mobile',
-        name: 'c',
-        mode: 'production',
-        config: '{}',
-        secrets: null,
-        webhook_id: null,
-        webhook_url: null,
-        webhook_secret: null,
-        webhook_ssl_verification: 1,
-        settings: '{}',
-        created_at: 1,
-        updated_at: 1,
-      });
-      await store.contacts.insert({
-        id: CONTACT,
-        account_id: ACCOUNT,
-        channel_id: CHANNEL,
-        external_id: null,
-        phone_number: '+420601000001',
-        email: null,
-        user_ref: null,
-        name: null,
-        profile: '{}',
-        created_at: 1,
-        updated_at: 1,
-      });
+      await seedChannelContact(store, { account: ACCOUNT, channel: CHANNEL, contact: CONTACT }, { type: 'mobile', phoneNumber: '+420601000001' });
     });
     after(async () => {
       if (other !== store) await other?.close();

@@ -1,6 +1,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects, openTestStore, type TestDatabase } from '../helpers/databases.js';
+import { seedChannelContact } from '../helpers/store-rows.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import type { JobOutcome, JobQueue, NewJob } from '../../src/store/job-queue.js';
@@ -56,36 +57,7 @@ for (const { dialect, skip } of await dialects()) {
 
     before(async () => {
       ({ db, store } = await openTestStore(dialect));
-      await store.accounts.insert({ id: ACCOUNT, name: 'a', plan: 'free', hourly_limit: null, concurrency_limit: null, created_at: 1 });
-      await store.channels.insert({
-        id: CHANNEL,
-        account_id: ACCOUNT,
-        type: 'service_chat',
-        name: 'c',
-        mode: 'production',
-        config: '{}',
-        secrets: null,
-        webhook_id: null,
-        webhook_url: null,
-        webhook_secret: null,
-        webhook_ssl_verification: 1,
-        settings: '{}',
-        created_at: 1,
-        updated_at: 1,
-      });
-      await store.contacts.insert({
-        id: CONTACT,
-        account_id: ACCOUNT,
-        channel_id: CHANNEL,
-        external_id: 'x',
-        phone_number: null,
-        email: null,
-        user_ref: null,
-        name: null,
-        profile: '{}',
-        created_at: 1,
-        updated_at: 1,
-      });
+      await seedChannelContact(store, { account: ACCOUNT, channel: CHANNEL, contact: CONTACT }, { type: 'service_chat', externalId: 'x' });
     });
     after(async () => {
       await store?.close();
@@ -235,23 +207,8 @@ for (const { dialect, skip } of await dialects()) {
     test('per account: an account with a job of the kind running under a live lease, or told to skip, is left out; a lapsed lease frees it', async () => {
       const OTHER_ACCOUNT = 9;
       const OTHER_CHANNEL = 10;
-      await store.accounts.insert({ id: OTHER_ACCOUNT, name: 'b', plan: 'free', hourly_limit: null, concurrency_limit: null, created_at: 1 });
-      await store.channels.insert({
-        id: OTHER_CHANNEL,
-        account_id: OTHER_ACCOUNT,
-        type: 'service_chat',
-        name: 'c',
-        mode: 'production',
-        config: '{}',
-        secrets: null,
-        webhook_id: null,
-        webhook_url: null,
-        webhook_secret: null,
-        webhook_ssl_verification: 1,
-        settings: '{}',
-        created_at: 1,
-        updated_at: 1,
-      });
+      // The other account's contact is not used: the helper writes one with every channel.
+      await seedChannelContact(store, { account: OTHER_ACCOUNT, channel: OTHER_CHANNEL, contact: 11 }, { type: 'service_chat', externalId: 'y' });
       const a1 = job('per-account', { maxAttempts: 3 });
       const a2 = job('per-account');
       const b1 = job('per-account', { accountId: OTHER_ACCOUNT, channelId: OTHER_CHANNEL });
