@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { createTestDatabase, type Dialect } from '../../test/helpers/databases.js';
-import { SERVER_NODE_ARGS, startBenchProcess } from '../shared/process.js';
+import { SERVER_NODE_ARGS, startBenchProcess, type BenchProcess } from '../shared/process.js';
 import { waitUntil } from '../shared/wait-for.js';
 
 export /** Counts arrivals and measures lag from each body's timestamp. */
@@ -65,8 +65,18 @@ export interface ServerInfo {
   channelIds: string[];
 }
 
-/** Runs the server with `env` added (BENCH_FINISHED, WEBHOOK_*). */
-export async function webhookDrain(dialect: Dialect, events: number, env: Record<string, string>): Promise<Record<string, unknown>> {
+export interface WebhookService {
+  receiver: BenchReceiver;
+  server: BenchProcess<ServerInfo>;
+  /** The machine's load average when the run began. */
+  loadAverage: number;
+}
+
+/**
+ * The webhook bench's service on a fresh database, delivering to a fresh receiver, for the run
+ * `body` makes; `env` is added to the server's (BENCH_BACKLOG, BENCH_FINISHED, WEBHOOK_*).
+ */
+export async function withWebhookService<T>(dialect: Dialect, env: Record<string, string>, body: (service: WebhookService) => Promise<T>): Promise<T> {
   const loadAverage = Math.round(loadavg()[0]! * 100) / 100;
   const receiver = new BenchReceiver();
   const url = await receiver.start();
@@ -74,9 +84,19 @@ export async function webhookDrain(dialect: Dialect, events: number, env: Record
   try {
     const server = await startBenchProcess<ServerInfo>(
       'bench/webhooks/server.ts',
-      { BENCH_DATABASE_URL: db.url, BENCH_DATA_DIR: db.dataDir, BENCH_RECEIVER_URL: url, BENCH_BACKLOG: String(events), ...env },
+      { BENCH_DATABASE_URL: db.url, BENCH_DATA_DIR: db.dataDir, BENCH_RECEIVER_URL: url, ...env },
       SERVER_NODE_ARGS,
     );
+    return await body({ receiver, server, loadAverage });
+  } finally {
+    await receiver.close();
+    await db.drop();
+  }
+}
+
+/** A backlog of `events` delivered from a standing start: how fast the worker drains it. */
+export function webhookDrain(dialect: Dialect, events: number, env: Record<string, string>): Promise<Record<string, unknown>> {
+  return withWebhookService(dialect, { BENCH_BACKLOG: String(events), ...env }, async ({ receiver, server, loadAverage }) => {
     const complete = await receiver.waitForDistinct(events, 120_000);
     const seconds = (receiver.lastAt - receiver.firstAt) / 1000;
     const closing = await server.stop();
@@ -90,8 +110,5 @@ export async function webhookDrain(dialect: Dialect, events: number, env: Record
       loadAverage,
       store: closing,
     };
-  } finally {
-    await receiver.close();
-    await db.drop();
-  }
+  });
 }

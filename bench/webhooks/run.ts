@@ -19,8 +19,8 @@ import { loadavg } from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { createTestDatabase, type Dialect } from '../../test/helpers/databases.js';
-import { BenchReceiver, webhookDrain, type ServerInfo } from './drain.js';
+import type { Dialect } from '../../test/helpers/databases.js';
+import { BenchReceiver, webhookDrain, withWebhookService } from './drain.js';
 import { benchStores, cpuMs, machineFacts, percentile, SERVER_NODE_ARGS, startBenchProcess, writeDocsSection } from '../shared/process.js';
 
 const { values: args } = parseArgs({
@@ -45,15 +45,11 @@ const WARMUP_SECONDS = Number(args.warmup);
 /** Throughput as a share of the bare sender's, per store. */
 const RATIO_TARGETS = { sqlite: 0.6, postgres: 0.4 };
 
-const commonEnv = (receiver: string, db: { url: string; dataDir: string }) => ({
-  BENCH_DATABASE_URL: db.url,
-  BENCH_DATA_DIR: db.dataDir,
-  BENCH_RECEIVER_URL: receiver,
-  ...(args['endpoint-concurrency'] ? { WEBHOOK_ENDPOINT_CONCURRENCY: args['endpoint-concurrency'] } : {}),
-});
+/** The per-receiver ceiling given on the command line, if any. */
+const concurrencyEnv = (): Record<string, string> => (args['endpoint-concurrency'] ? { WEBHOOK_ENDPOINT_CONCURRENCY: args['endpoint-concurrency'] } : {});
 
-async function throughput(dialect: Dialect): Promise<Record<string, unknown>> {
-  return webhookDrain(dialect, EVENTS, args['endpoint-concurrency'] ? { WEBHOOK_ENDPOINT_CONCURRENCY: args['endpoint-concurrency'] } : {});
+function throughput(dialect: Dialect): Promise<Record<string, unknown>> {
+  return webhookDrain(dialect, EVENTS, concurrencyEnv());
 }
 
 /** The same calls without the service: what one receiver at this concurrency can take here. */
@@ -86,17 +82,8 @@ async function bareSender(): Promise<Record<string, unknown>> {
   }
 }
 
-async function lag(dialect: Dialect, extraEnv: Record<string, string> = {}): Promise<Record<string, unknown>> {
-  const loadAverage = Math.round(loadavg()[0]! * 100) / 100;
-  const receiver = new BenchReceiver();
-  const url = await receiver.start();
-  const db = await createTestDatabase(dialect);
-  try {
-    const server = await startBenchProcess<ServerInfo>(
-      'bench/webhooks/server.ts',
-      { ...commonEnv(url, db), BENCH_BACKLOG: '0', ...extraEnv },
-      SERVER_NODE_ARGS,
-    );
+function lag(dialect: Dialect, extraEnv: Record<string, string> = {}): Promise<Record<string, unknown>> {
+  return withWebhookService(dialect, { ...concurrencyEnv(), BENCH_BACKLOG: '0', ...extraEnv }, async ({ receiver, server, loadAverage }) => {
     const origin = `http://127.0.0.1:${server.info.port}`;
     const pool = new Pool(origin, { connections: 32, pipelining: 1, keepAliveTimeout: 30_000 });
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${server.info.token}` };
@@ -162,10 +149,7 @@ async function lag(dialect: Dialect, extraEnv: Record<string, string> = {}): Pro
       loadAverage,
       store: closing,
     };
-  } finally {
-    await receiver.close();
-    await db.drop();
-  }
+  });
 }
 
 function docsSection(results: Record<string, any>): string {
