@@ -33,6 +33,8 @@ export const ConfigSchema = Type.Object({
   DATABASE_POOL_SIZE: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   ROLE: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('api'), Type.Literal('worker')])),
+  // Seconds a process that serves HTTP keeps answering after SIGTERM, not ready and closing each connection after its answer.
+  SHUTDOWN_DRAIN_SECONDS: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
   DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
   FILES_DIR: Type.Optional(Type.String({ minLength: 1 })),
   ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: KEY_FORM.source })),
@@ -108,6 +110,12 @@ export interface Config {
   /** PUBLIC_URL was set (false: the default built from PORT, right only for one process on SQLite). */
   publicUrlSet: boolean;
   role: 'all' | 'api' | 'worker';
+  /**
+   * After SIGTERM, how long (ms) a process with an HTTP listener goes on answering before it closes:
+   * /readyz answers 503 and every answer closes its connection, so a proxy's kept-alive connections
+   * end with an answer instead of being cut while a request is on its way (docs/deploy.md#upgrades).
+   */
+  shutdownDrainMs: number;
   /**
    * Where /metrics, /healthz and /readyz are served besides the API: a listener of their own when
    * `port` is set (a worker always has one: on PORT unless METRICS_PORT is set), else the API's.
@@ -244,6 +252,7 @@ export function loadConfig(env: Environment = process.env): Config {
     publicUrl,
     publicUrlSet: c.PUBLIC_URL !== undefined,
     role: c.ROLE ?? 'all',
+    shutdownDrainMs: (c.SHUTDOWN_DRAIN_SECONDS ?? 0) * 1000,
     operations: {
       port: c.METRICS_PORT ?? ((c.ROLE ?? 'all') === 'worker' ? port : null),
       host: c.METRICS_HOST ?? host,

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Config } from './config.js';
 import { createRuntime, type Runtime } from './runtime.js';
 import { SecretBox } from './lib/crypto.js';
@@ -88,19 +89,25 @@ export async function serve(config: Config): Promise<Runtime> {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    runtime.logger.info({ signal }, 'shutting down');
+    // The drain (SHUTDOWN_DRAIN_SECONDS, at most 10) is part of these 15 seconds.
     const force = setTimeout(() => process.exit(1), 15_000);
     force.unref();
+    const drainMs = config.role === 'worker' ? 0 : config.shutdownDrainMs;
+    runtime.logger.info({ signal, drainMs }, 'shutting down');
+    // Not ready from now on, and every answer closes its connection; the listener closes after the drain.
+    runtime.beginShutdown();
     // A signal during the start lets it finish (the first account's token is printed whole); a start that failed ends the process itself.
     start.then(
       () =>
-        runtime.close().then(
-          () => process.exit(0),
-          (error: unknown) => {
-            runtime.logger.error({ err: error }, 'shutdown failed');
-            process.exit(1);
-          },
-        ),
+        delay(drainMs)
+          .then(() => runtime.close())
+          .then(
+            () => process.exit(0),
+            (error: unknown) => {
+              runtime.logger.error({ err: error }, 'shutdown failed');
+              process.exit(1);
+            },
+          ),
       () => undefined,
     );
   };

@@ -46,6 +46,11 @@ export interface AppOptions {
   baseUrl: string;
   bodyLimitBytes: number;
   tls?: { certFile: string; keyFile: string } | undefined;
+  /**
+   * True once the process is shutting down (SIGTERM, before it closes): each answer then closes its
+   * connection, so a proxy or client stops reusing it while the process still answers.
+   */
+  draining?: () => boolean;
   /** Told of every answered request with its route template (metrics); absent, requests pay nothing. */
   requestMetrics?: RequestMetrics;
 }
@@ -97,10 +102,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Served over TLS by this process, browsers are told to keep to HTTPS (behind a proxy, the
   // proxy that ends TLS says so).
   const hsts = https !== null;
+  const draining = options.draining ?? (() => false);
   // A synchronous hook: an async one costs a promise per request for one header.
   app.addHook('onRequest', (request, reply, done) => {
     void reply.header('X-Request-Id', request.id);
     if (hsts) void reply.header('Strict-Transport-Security', HSTS);
+    // Node ends the connection after an answer that says so: closed by us after an answer, never
+    // cut under a request the peer has just sent on it.
+    if (draining()) void reply.header('Connection', 'close');
     if (!closing) return done();
     void reply
       .code(503)

@@ -84,6 +84,7 @@ export async function wireHttp(base: Base, deps: HttpDeps): Promise<{ app: Fasti
   const app = await buildApp({
     logger,
     requestMetrics: metrics,
+    draining: () => readiness.shuttingDown,
     baseUrl: config.publicUrl,
     bodyLimitBytes: config.bodyLimitBytes,
     tls: config.tls,

@@ -6,6 +6,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { get as httpGet } from 'node:http';
 import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { io, type Socket } from 'socket.io-client';
@@ -97,6 +98,8 @@ describe('Parley behind the shipped nginx configuration (postgres)', { skip }, (
   let publicUrl: string;
   let token: string;
   let channelId: string;
+  let serverEnv: Record<string, string>;
+  let apiPorts: number[];
   const sockets: Socket[] = [];
 
   /** An HTTPS request through nginx from a loopback address of the test's choosing. */
@@ -206,7 +209,11 @@ describe('Parley behind the shipped nginx configuration (postgres)', { skip }, (
       TRUSTED_PROXIES: '127.0.0.1',
       CHAT_TRUSTED_PROXIES: '127.0.0.1',
       CHAT_CONNECTIONS_PER_ADDRESS: '1',
+      // As docs/deploy.md sets it for instances behind the proxy: a restart ends nginx's kept-alive connections by answers.
+      SHUTDOWN_DRAIN_SECONDS: '2',
     });
+    serverEnv = env;
+    apiPorts = [apiA!, apiB!];
     token = (await accountWithToken(env)).token;
     servers = await Promise.all([startServerProcess(env, apiA!), startServerProcess(env, apiB!)]);
 
@@ -341,5 +348,53 @@ describe('Parley behind the shipped nginx configuration (postgres)', { skip }, (
       other.socket.close();
     }
     assert.ok(sameInstance, 'a client of another address reached the same instance');
+  });
+
+  test('a rolling restart of one instance under Send Message load: every request through nginx answers 201', async () => {
+    const made = await call('POST', '/v1/channels', {
+      body: {
+        type: 'mobile',
+        name: 'SMS',
+        mode: 'test',
+        provider: { type: 'smsprovider', sender_id: 'Parley', access_token: 'unused', signing_key: 'unused' },
+      },
+    });
+    assert.equal(made.status, 201, made.text);
+    const statuses = new Map<string, number>();
+    const failures: string[] = [];
+    let stop = false;
+    let sent = 0;
+    const loop = async () => {
+      while (!stop) {
+        const i = sent++;
+        const answer = await call('POST', '/v1/messages', {
+          body: {
+            channel: { id: made.body.id },
+            contact: { phone_number: `+42060177${String(i % 100).padStart(4, '0')}` },
+            content: { type: 'text', payload: `m${i}` },
+          },
+        }).catch((error: NodeJS.ErrnoException) => ({ status: error.code ?? 'error', text: String(error) }));
+        const key = String(answer.status);
+        statuses.set(key, (statuses.get(key) ?? 0) + 1);
+        if (key !== '201' && failures.length < 5) failures.push(`${key}: ${answer.text}`);
+      }
+    };
+    const loops = Array.from({ length: 6 }, loop);
+    try {
+      await sleep(1_000);
+      // SIGTERM: the instance drains (answers, not ready, closing each connection), then closes; nginx sends the rest to the other.
+      assert.equal(await servers[0]!.stop(), 0);
+      servers[0] = await startServerProcess(serverEnv, apiPorts[0]!);
+      await sleep(1_000);
+    } finally {
+      stop = true;
+      await Promise.all(loops);
+    }
+    assert.deepEqual(
+      [...statuses.keys()],
+      ['201'],
+      `every answer 201: ${JSON.stringify(Object.fromEntries(statuses))}\n${failures.join('\n')}\n${nginxOutput}`,
+    );
+    assert.ok(statuses.get('201')! > 50, `a load of some size (${statuses.get('201')})`);
   });
 });
