@@ -37,6 +37,8 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '3' },
     /** Leaves out the run of the service as `npm start` runs it (default logging). */
     'skip-start': { type: 'boolean', default: false },
+    /** Writes a CPU profile of each Parley server process (not the baseline's) into this folder. */
+    profile: { type: 'string' },
   },
 });
 const durationMs = Math.min(Number(args.duration), 30) * 1000;
@@ -74,7 +76,8 @@ async function bundle(script: string): Promise<string> {
 const SERVER_NODE_FLAGS = ['--max-semi-space-size=32'];
 
 async function start(script: string, env: Record<string, string> = {}): Promise<Started> {
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, await bundle(script)], {
+  const profile = args.profile !== undefined && script !== 'baseline.ts' ? ['--cpu-prof', `--cpu-prof-dir=${resolve(args.profile)}`] : [];
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...profile, await bundle(script)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
