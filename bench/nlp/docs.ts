@@ -5,11 +5,18 @@ const pct = (share: number) => `${Math.round(share * 1000) / 10}%`;
 const ms = (n: number) => `${n} ms`;
 const signed = (n: number, decimals = 1) => `${n >= 0 ? '+' : ''}${Math.round(n * 10 ** decimals) / 10 ** decimals} ms`;
 
-function phaseRow(store: string, label: string, r: any): string {
-  if (!r) return `| ${name(store)} | ${label} | not measured | | | | | | | | | | | |`;
+/** `x` over channel B's `y`, its same-run baseline; '?' when either is missing or B's is zero. */
+const ratio = (x: number | null | undefined, y: number | null | undefined) => (x == null || !y ? '?' : (x / y).toFixed(2));
+
+/** A phase's row; `b` is channel B's phase of the same store, the baseline its ratios are to. */
+function phaseRow(store: string, label: string, r: any, b: any): string {
+  if (!r) return `| ${name(store)} | ${label} | not measured | | | | | | | | | | | | | | | |`;
   const answered = `${r.statuses['200'] ?? 0} of ${r.sent}`;
   const nlp = label.startsWith('A') ? `${r.withNlp} of ${r.arrived}` : `${r.withNlp}`;
-  return `| ${name(store)} | ${label} | ${r.offeredRate}/s | ${r.achievedRate}/s | ${answered} | ${ms(r.callbackMs.p50)} | ${ms(r.callbackMs.p95)} | **${ms(r.callbackMs.p99)}** | ${ms(r.callbackMs.max)} | ${ms(r.endToEndMs.p50)} | ${ms(r.endToEndMs.p95)} | **${ms(r.endToEndMs.p99)}** | ${nlp} | ${r.serverCpuMsPerMessage ?? '?'} ms | ${r.loadAverage} |`;
+  const callback = `${ms(r.callbackMs.p50)} | ${ms(r.callbackMs.p95)} | **${ms(r.callbackMs.p99)}** | ${ratio(r.callbackMs.p99, b?.callbackMs.p99)} | ${ms(r.callbackMs.max)}`;
+  const endToEnd = `${ms(r.endToEndMs.p50)} | ${ms(r.endToEndMs.p95)} | **${ms(r.endToEndMs.p99)}** | ${ratio(r.endToEndMs.p99, b?.endToEndMs.p99)}`;
+  const cpu = `${r.serverCpuMsPerMessage ?? '?'} ms | ${ratio(r.serverCpuMsPerMessage, b?.serverCpuMsPerMessage)}`;
+  return `| ${name(store)} | ${label} | ${r.offeredRate}/s | ${r.achievedRate}/s | ${answered} | ${callback} | ${endToEnd} | ${nlp} | ${cpu} | ${r.loadAverage} |`;
 }
 
 /** Which slowest value the p99 of `n` values is (the percentile of load.ts: the ceil(0.99 n)-th smallest). */
@@ -25,8 +32,8 @@ export function docsSection(results: Record<string, any>): string {
   const s = results.settings;
   const phases = stores.flatMap((d) => {
     const r = results.stores[d];
-    if (r.error) return [`| ${name(d)} | ${r.error} | | | | | | | | | | | | | |`];
-    return [phaseRow(d, 'B, no NLP', r.baseline), phaseRow(d, 'A, built-in', r.builtin)];
+    if (r.error) return [`| ${name(d)} | ${r.error} | | | | | | | | | | | | | | | | |`];
+    return [phaseRow(d, 'B, no NLP', r.baseline, r.baseline), phaseRow(d, 'A, built-in', r.builtin, r.baseline)];
   });
   const added = stores
     .filter((d) => !results.stores[d].error)
@@ -51,7 +58,7 @@ export function docsSection(results: Record<string, any>): string {
   return [
     '## NLP on received text',
     '',
-    `\`npm run bench -- nlp\` (bench/nlp/) — measured ${results.date} on ${results.machine.cpus} cores (${results.machine.cpuModel}), Node ${results.machine.node}.`,
+    `\`npm run bench -- nlp\` (bench/nlp/) — measured ${results.date} on ${results.machine.cpus} cores (${results.machine.cpuModel}), Node ${results.machine.node}; load average ${results.machine.loadAverageAtStart} at start.`,
     'The service runs in its own process (API, webhook worker and jobs worker, default settings, node --max-semi-space-size=32 as npm start) with a botmsg stand-in',
     'in the same process, used only to create the channels. Two botmsg channels, each with a webhook to a receiver in',
     `the load's process: channel A with a built-in NLP integration (${s.model.intents} intents in English and Spanish, ${s.model.utterances} example phrases;`,
@@ -66,10 +73,11 @@ export function docsSection(results: Record<string, any>): string {
     "**Callback** is the platform's view: from the request's start to the service's 200, which comes after the message",
     "and its `message_received` event are stored, so after the classification. **End to end** is from the request's",
     "start to the event's arrival at the receiver (the commit, waking the webhook worker, signing, the HTTP call).",
-    "Server CPU is the service process's CPU time over the measured seconds per message.",
+    "Server CPU is the service process's CPU time over the measured seconds per message. Channel B, on the same",
+    "server just before, is the same-run baseline of channel A: each ratio is the figure over channel B's.",
     '',
-    '| Store | Channel | Offered | Achieved | Answered 200 | Callback p50 | p95 | p99 | max | End to end p50 | p95 | p99 | Events with nlp | Server CPU per message | Load average at start |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| Store | Channel | Offered | Achieved | Answered 200 | Callback p50 | p95 | p99 | Ratio to B | max | End to end p50 | p95 | p99 | Ratio to B | Events with nlp | Server CPU per message | Ratio to B | Load average at start |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...phases,
     '',
     '**Added latency** of the built-in engine: channel A minus channel B.',

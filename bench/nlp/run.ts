@@ -4,12 +4,11 @@
  * own process (bench/nlp/server.ts: two botmsg channels, A with a trained built-in integration, B
  * without); this process holds the webhook receiver and posts botmsg updates to the channels'
  * inbound URLs, open loop at a fixed rate: first to B (the baseline), then to A. Added latency is
- * A minus B, for the callback's answer and for the event's arrival.
+ * A minus B, and each of A's figures is also shown as a ratio to B's (bench/nlp/docs.ts), for the
+ * callback's answer, the event's arrival and the server's CPU per message.
  *
  * Short and bounded; writes bench/results/nlp.json and the "NLP on received text" section of
- * docs/benchmarks.md. Options: --rate R (200), --seconds S (10), --warmup S (2),
- * --only sqlite|postgres, --no-docs, --docs-only. BENCH_SERVER_NODE_ARGS passes flags to the
- * service's process (e.g. "--cpu-prof --cpu-prof-dir=.tmp/prof").
+ * docs/benchmarks.md. Options: see USAGE (--help).
  */
 import type { ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -32,6 +31,15 @@ import {
   writeDocsSection,
 } from '../shared/process.js';
 
+const USAGE = `npm run bench -- nlp [options]
+  --rate R        updates per second offered to each channel (200)
+  --seconds S     measured seconds per channel (10)
+  --warmup S      warm-up seconds per channel (2)
+  --only sqlite|postgres
+  --no-docs       write bench/results/nlp.json only
+  --docs-only     rewrite the docs section from bench/results/nlp.json without measuring
+BENCH_SERVER_NODE_ARGS passes flags to the service's process (e.g. "--cpu-prof --cpu-prof-dir=.tmp/prof").`;
+
 const { values: args } = parseArgs({
   options: {
     rate: { type: 'string', default: '200' },
@@ -39,10 +47,14 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '2' },
     only: { type: 'string' },
     'no-docs': { type: 'boolean', default: false },
-    /** Rewrites the docs section from bench/results/nlp.json without measuring. */
     'docs-only': { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
   },
 });
+if (args.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
 const RATE = Number(args.rate);
 const SECONDS = Number(args.seconds);
 const WARMUP_SECONDS = Number(args.warmup);

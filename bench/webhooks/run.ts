@@ -205,7 +205,7 @@ function docsSection(results: Record<string, any>): string {
   return [
     '## Webhooks',
     '',
-    `\`npm run bench -- webhooks\` (bench/webhooks/) — measured ${results.date} on ${results.machine.cpus} cores (${results.machine.cpuModel}), Node ${results.machine.node}.`,
+    `\`npm run bench -- webhooks\` (bench/webhooks/) — measured ${results.date} on ${results.machine.cpus} cores (${results.machine.cpuModel}), Node ${results.machine.node}; load average ${results.machine.loadAverageAtStart} at start.`,
     'The service runs in its own process (API and the webhook worker, default settings: 64 calls in flight, 16 per',
     `receiver${results.settings.endpointConcurrency ? `; this run WEBHOOK_ENDPOINT_CONCURRENCY=${results.settings.endpointConcurrency}` : ''}); a second process holds the receiver (a plain Node HTTP server answering`,
     '200 on 127.0.0.1) and, for the lag, the Send Message load. Each call is signed (HMAC-SHA1 and HMAC-SHA256) and',
