@@ -255,14 +255,14 @@ async function measure(dialect: Dialect, script: string): Promise<StoreRun> {
       }
       const closing = (await server.stop()) as { stored?: number };
       const stats = (loads: LoadResult[]): Stats => ({
-        rps: median(loads.map((l) => l.rps)),
+        rps: Math.round(median(loads.map((l) => l.rps))),
         p50: round3(median(loads.map((l) => l.latencyMs.p50))),
         p99: round3(median(loads.map((l) => l.latencyMs.p99))),
       });
       const without = stats(rounds.map((r) => r.without.load));
       const withPass = {
         ...stats(rounds.map((r) => r.with.load)),
-        rowsPerSecond: median(rounds.map((r) => rate(r.with.purge.rowsPurged, r.with.purge.seconds))),
+        rowsPerSecond: Math.round(median(rounds.map((r) => rate(r.with.purge.rowsPurged, r.with.purge.seconds)))),
       };
       const windows = [...(warmup ? [warmup] : []), ...rounds.flatMap((r) => [r.without.load, r.with.load])];
       return {
