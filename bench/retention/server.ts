@@ -4,10 +4,12 @@
  * writing a backlog of BENCH_ROWS finished rows 60 days old (messages of up to 1,000 contacts, each
  * with its `message_echo` event, a delivered webhook delivery with one attempt, and a done job:
  * five rows a message), every one past the ages the benchmark sets. Prints one JSON line
- * {port, token, channelId, seeded, seedSeconds} when ready. With BENCH_PURGE_AFTER_MS, starts
- * one retention pass that long after (when the load's warm-up ends). On SIGTERM closes and
- * prints {stored (messages the load sent), purge: {startedAt, seconds, counts} | null, left (rows of the tables purged)}.
+ * {port, token, channelId, seeded, seedSeconds} when ready. Then starts and stops retention
+ * passes as told on stdin (the commands below), so the load can run with and without one on the
+ * same process and database. On SIGTERM aborts any pass, closes and prints {stored (messages the
+ * load sent), left (backlog rows still stored)}.
  */
+import { createInterface } from 'node:readline';
 import type { Insertable } from 'kysely';
 import { startSendTarget } from '../shared/send-target.js';
 import { IdGenerator } from '../../src/lib/ids.js';
@@ -15,14 +17,14 @@ import type { Database } from '../../src/store/schema.js';
 import type { RetentionCounts } from '../../src/domain/retention/purge.js';
 
 const rows = Number(process.env.BENCH_ROWS ?? '200000');
-const purgeAfterMs = process.env.BENCH_PURGE_AFTER_MS === undefined ? null : Number(process.env.BENCH_PURGE_AFTER_MS);
 
 const { runtime, account, accessToken, channel } = await startSendTarget({
-  // Every kind of the backlog is past its age; batch size and pause are the defaults unless given.
+  // Every kind of the backlog is past its age; the pacing is the service's default unless given.
   RETENTION_MESSAGES_DAYS: '30',
   RETENTION_EVENTS_DAYS: '30',
   ...(process.env.RETENTION_BATCH_SIZE ? { RETENTION_BATCH_SIZE: process.env.RETENTION_BATCH_SIZE } : {}),
   ...(process.env.RETENTION_BATCH_PAUSE_MS ? { RETENTION_BATCH_PAUSE_MS: process.env.RETENTION_BATCH_PAUSE_MS } : {}),
+  ...(process.env.RETENTION_LOAD_SHARE_PERCENT ? { RETENTION_LOAD_SHARE_PERCENT: process.env.RETENTION_LOAD_SHARE_PERCENT } : {}),
 });
 
 /** Writes the backlog in transactions of 1,000 messages (5,000 rows). */
@@ -168,23 +170,6 @@ const address = runtime.app.server.address();
 const port = typeof address === 'object' && address ? address.port : 0;
 process.stdout.write(`${JSON.stringify({ port, token: accessToken, channelId: channel.id, seeded, seedSeconds })}\n`);
 
-let purge: { startedAt: number; seconds: number | null; counts: RetentionCounts | null; error?: string } | null = null;
-let purging: Promise<unknown> | null = null;
-if (purgeAfterMs !== null) {
-  setTimeout(() => {
-    const started = performance.now();
-    const current = { startedAt: Date.now(), seconds: null as number | null, counts: null as RetentionCounts | null };
-    purge = current;
-    purging = runtime.purgeRetention().then(
-      (counts) => {
-        current.counts = counts;
-        current.seconds = Math.round(performance.now() - started) / 1000;
-      },
-      (error: unknown) => (purge = { ...current, error: String(error) }),
-    );
-  }, purgeAfterMs);
-}
-
 /** Rows of the backlog (60 days old) still stored, over the five tables it fills. */
 async function backlogLeft(): Promise<number> {
   const db = runtime.store.db;
@@ -208,38 +193,127 @@ async function backlogLeft(): Promise<number> {
   return (await count('messages')) + (await count('events')) + (await count('deliveries')) + (await count('jobs')) + (await attempts);
 }
 
-/** After the load: how long the rest of the purge takes with no load, at most this long (ms). */
-const IDLE_WAIT_MS = Number(process.env.BENCH_IDLE_WAIT_MS ?? '300000');
+interface Pass {
+  abort: AbortController;
+  /** Backlog rows stored when the pass was asked for. */
+  leftBefore: number;
+  /** Starts the pass (once). */
+  begin: () => void;
+  /** When the pass started (performance.now()); null while it waits for the load's first connection. */
+  startedAt: number | null;
+  /** Settles when the pass has ended (on its own or aborted), never rejects. */
+  ended: Promise<void> | null;
+  endedAt: number | null;
+  /** The pass ended on its own (nothing more due), not by the abort. */
+  finished: boolean;
+  counts: RetentionCounts | null;
+  error?: string;
+}
+
+let pass: Pass | null = null;
+
+/** Starts a pass now, or (armed) when the next connection arrives: the load's first, so the purge runs exactly alongside it. */
+async function startPass(armed: boolean): Promise<Record<string, unknown>> {
+  if (pass) throw new Error('a pass is already running');
+  const current: Pass = {
+    abort: new AbortController(),
+    leftBefore: await backlogLeft(),
+    begin: () => {
+      if (current.ended) return;
+      current.startedAt = performance.now();
+      current.ended = runtime
+        .purgeRetention(current.abort.signal)
+        .then(
+          (counts) => {
+            current.counts = counts;
+            current.finished = !current.abort.signal.aborted;
+            if (counts === null) current.error = 'another pass held the purge';
+          },
+          (error: unknown) => {
+            current.error = String(error);
+          },
+        )
+        .then(() => {
+          current.endedAt = performance.now();
+        });
+    },
+    startedAt: null,
+    ended: null,
+    endedAt: null,
+    finished: false,
+    counts: null,
+  };
+  pass = current;
+  if (armed) runtime.app.server.once('connection', current.begin);
+  else current.begin();
+  return { leftBefore: current.leftBefore };
+}
+
+/** Aborts the pass and waits for the batch under way; a pass still waiting for its connection is called off. */
+async function endPass(current: Pass): Promise<void> {
+  runtime.app.server.off('connection', current.begin);
+  current.abort.abort();
+  await current.ended;
+  pass = null;
+}
+
+/**
+ * Lets the pass end on its own for at most `waitMs`, then aborts it (the batch under way
+ * completes) and answers what it did: rows of the backlog deleted, how long it ran, whether it
+ * ended on its own.
+ */
+async function stopPass(waitMs: number): Promise<Record<string, unknown>> {
+  const current = pass;
+  if (!current) throw new Error('no pass is running');
+  if (current.ended) {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([current.ended, new Promise<void>((r) => (timer = setTimeout(r, waitMs)))]);
+    clearTimeout(timer);
+  }
+  await endPass(current);
+  if (current.startedAt === null) throw new Error('the pass never started: no connection arrived');
+  const endedAt = current.endedAt ?? performance.now();
+  const left = await backlogLeft();
+  return {
+    seconds: Math.round(endedAt - current.startedAt) / 1000,
+    rowsPurged: current.leftBefore - left,
+    left,
+    finished: current.finished,
+    counts: current.counts,
+    ...(current.error === undefined ? {} : { error: current.error }),
+  };
+}
+
+// Commands, one a line on stdin, each answered by one JSON line on stdout ({failed} when refused):
+//   start [armed]   a retention pass, now or at the next connection (answers {leftBefore})
+//   stop WAIT_MS    see stopPass
+const commands = createInterface({ input: process.stdin });
+commands.on('line', (line) => {
+  const [command, arg] = line.trim().split(/\s+/);
+  const answer =
+    command === 'start' ? startPass(arg === 'armed') : command === 'stop' ? stopPass(Number(arg ?? '0')) : Promise.reject(new Error(`unknown command ${line}`));
+  answer.then(
+    (value) => process.stdout.write(`${JSON.stringify(value)}\n`),
+    (error: unknown) => process.stdout.write(`${JSON.stringify({ failed: String(error) })}\n`),
+  );
+});
 
 process.once('SIGTERM', () => {
   void (async () => {
+    commands.close();
+    if (pass) await endPass(pass);
     await runtime.app.close();
-    const count = async (table: 'messages' | 'deliveries' | 'jobs', since = 0) =>
-      Number(
-        (
-          await runtime.store.db
-            .selectFrom(table)
-            .select((eb) => eb.fn.countAll<number>().as('n'))
-            .where('created_at', '>=', since)
-            .executeTakeFirstOrThrow()
-        ).n,
-      );
     // The messages the load sent (the backlog is 60 days old).
-    const stored = await count('messages', Date.now() - 86_400_000);
-    const left = { messages: await count('messages'), deliveries: await count('deliveries'), jobs: await count('jobs') };
-    let underLoad: { seconds: number; rowsPurged: number } | null = null;
-    let idle: { seconds: number; rowsPurged: number; finished: boolean } | null = null;
-    const current = purge as { startedAt: number; seconds: number | null } | null;
-    if (current && purging) {
-      // What the purge did while the load ran, then the rest of the backlog with no load.
-      const loadEnded = Date.now();
-      const leftAtLoadEnd = await backlogLeft();
-      underLoad = { seconds: (loadEnded - current.startedAt) / 1000, rowsPurged: seeded - leftAtLoadEnd };
-      const idleStart = performance.now();
-      const finished = await Promise.race([purging.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), IDLE_WAIT_MS))]);
-      idle = { seconds: Math.round(performance.now() - idleStart) / 1000, rowsPurged: leftAtLoadEnd - (await backlogLeft()), finished };
-    }
-    process.stdout.write(`${JSON.stringify({ stored, purge, left, underLoad, idle })}\n`);
+    const stored = Number(
+      (
+        await runtime.store.db
+          .selectFrom('messages')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('created_at', '>=', Date.now() - 86_400_000)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+    process.stdout.write(`${JSON.stringify({ stored, left: await backlogLeft() })}\n`);
     await runtime.close();
     process.exit(0);
   })();

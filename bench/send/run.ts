@@ -18,7 +18,7 @@ import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { build } from 'esbuild';
+import { bundleServer } from '../shared/bundle.js';
 import type { LoadResult, LoadSpec } from './load.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -51,33 +51,12 @@ interface Started {
   ready: Record<string, unknown>;
 }
 
-/**
- * The servers run as plain JavaScript, bundled like a production build: under the tsx loader a
- * process carries the TypeScript compiler and source maps (about 60 MB of RSS production does
- * not have). Dependencies stay in node_modules (not bundled).
- */
-const BUILD = join(ROOT, '.tmp/bench-send');
-async function bundle(script: string): Promise<string> {
-  const outfile = join(BUILD, script.replace(/\.ts$/, '.mjs'));
-  await build({
-    entryPoints: [join(HERE, script)],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    outfile,
-    logLevel: 'warning',
-  });
-  return outfile;
-}
-
 /** The Node flags `npm start` and `parley serve` run with; the baseline gets them as well. */
 const SERVER_NODE_FLAGS = ['--max-semi-space-size=32'];
 
 async function start(script: string, env: Record<string, string> = {}): Promise<Started> {
   const profile = args.profile !== undefined && script !== 'baseline.ts' ? ['--cpu-prof', `--cpu-prof-dir=${resolve(args.profile)}`] : [];
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...profile, await bundle(script)], {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...profile, await bundleServer(`bench/send/${script}`)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -13,6 +13,8 @@ export interface BenchProcess<Info> {
   child: ChildProcess;
   /** The ready line. */
   info: Info;
+  /** Writes one command line on the process's stdin and answers the next line it prints. */
+  ask(command: string): Promise<Record<string, unknown>>;
   /** Sends SIGTERM and answers the closing line (empty when there was none). */
   stop(): Promise<Record<string, unknown>>;
 }
@@ -23,15 +25,19 @@ export const PRODUCTION_NODE_FLAGS = ['--max-semi-space-size=32'];
 /** BENCH_SERVER_NODE_ARGS (e.g. `--cpu-prof`): node's arguments for the service's process. */
 export const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a.length > 0);
 
-/** Starts `script` (a path from the project's root) through tsx and waits for its ready line. */
+/**
+ * Starts `script` (a path from the project's root; TypeScript through tsx, a bundle as it is)
+ * and waits for its ready line.
+ */
 export async function startBenchProcess<Info = Record<string, unknown>>(
   script: string,
   env: Record<string, string>,
   nodeArgs: string[] = [],
 ): Promise<BenchProcess<Info>> {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
+  const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...nodeArgs, ...loader, script], {
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const first = await lines.next();
@@ -39,6 +45,12 @@ export async function startBenchProcess<Info = Record<string, unknown>>(
   return {
     child,
     info: JSON.parse(first.value) as Info,
+    ask: async (command) => {
+      child.stdin!.write(`${command}\n`);
+      const answer = await lines.next();
+      if (answer.done) throw new Error(`${script} exited before it answered ${command}`);
+      return JSON.parse(answer.value) as Record<string, unknown>;
+    },
     stop: async () => {
       child.kill('SIGTERM');
       const last = await lines.next();
