@@ -37,6 +37,15 @@ export interface RunnerOptions {
    */
   wakeClaimGapFactor?: number;
   /**
+   * After a claim that found nothing to take, the next claim made because new work committed
+   * waits the empty claim's own time times this factor, `emptyClaimGapMs` at most (claims for
+   * free room still go at once). A claim finds nothing when everything due belongs to receivers
+   * already at their limit, and then it reads all of that backlog to say so: unbounded, such
+   * claims on every commit would take the time the calls need, and the backlog would grow.
+   */
+  emptyClaimGapFactor?: number;
+  emptyClaimGapMs?: number;
+  /**
    * Outcomes wait this long to be written back with those that end meanwhile (one commit for
    * many). Their items keep their lease until then, so a crash in between only runs them again.
    */
@@ -83,6 +92,8 @@ export class QueueRunner<Held, Running, Outcome> {
   /** When the last claim started (performance.now()), and how long it took. */
   private lastClaimAt = -Infinity;
   private lastClaimMs = 0;
+  /** The last claim took nothing. */
+  private lastClaimEmpty = false;
   private unsubscribe: () => Promise<void> = () => Promise.resolve();
 
   constructor(
@@ -129,8 +140,10 @@ export class QueueRunner<Held, Running, Outcome> {
     const admission = this.kind.admission;
     while (this.running) {
       if (admission.room() > 0 && (this.woken || admission.wantsClaim())) {
-        const factor = this.o.wakeClaimGapFactor;
-        const gap = Math.min(this.o.wakeClaimGapMs ?? 0, factor === undefined ? Infinity : this.lastClaimMs * factor);
+        const empty = this.lastClaimEmpty && this.o.emptyClaimGapFactor !== undefined;
+        const factor = empty ? this.o.emptyClaimGapFactor : this.o.wakeClaimGapFactor;
+        const cap = (empty ? this.o.emptyClaimGapMs : this.o.wakeClaimGapMs) ?? 0;
+        const gap = Math.min(cap, factor === undefined ? Infinity : this.lastClaimMs * factor);
         const wait = this.lastClaimAt + gap - performance.now();
         if (wait > 0 && !admission.wantsClaim()) {
           await this.waitForSignal(wait, false);
@@ -187,6 +200,7 @@ export class QueueRunner<Held, Running, Outcome> {
     this.lastClaimMs = ms;
     this.stats.claimMs += ms;
     this.stats.claimMsMax = Math.max(this.stats.claimMsMax, ms);
+    this.lastClaimEmpty = items.length === 0;
     if (items.length === 0) return;
     this.stats.claimed += items.length;
     let overflow: Held[] | null = null;

@@ -7,7 +7,8 @@ import { expectQuiet } from '../helpers/waits.js';
 
 /**
  * The runner's pacing options (queue/runner.ts): claims woken by new work wait for
- * `wakeClaimGapMs` after the claim before them, claims for free room do not; outcomes wait
+ * `wakeClaimGapMs` after the claim before them (longer after a claim that found nothing:
+ * `emptyClaimGapFactor`, `emptyClaimGapMs`), claims for free room do not; outcomes wait
  * `flushDelayMs` for others to share their write-back.
  */
 
@@ -20,13 +21,16 @@ function memoryKind() {
   const writes: number[][] = [];
   const listeners: Array<() => void> = [];
   let wantsMore = false;
+  let claimDelayMs = 0;
   const waiting: number[] = [];
   const source: TaskSource<number, number> = {
-    claim(_lease: Lease, limit: number) {
+    async claim(_lease: Lease, limit: number) {
+      // A claim that reads a large backlog takes its time.
+      if (claimDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, claimDelayMs));
       const items = due.splice(0, limit);
       claims.push(items.length);
       for (const l of listeners.splice(0)) l();
-      return Promise.resolve(items);
+      return items;
     },
     complete(outcomes) {
       writes.push([...outcomes]);
@@ -67,6 +71,7 @@ function memoryKind() {
     writes,
     next,
     setWantsMore: (v: boolean) => (wantsMore = v),
+    setClaimDelay: (ms: number) => (claimDelayMs = ms),
   };
 }
 
@@ -106,6 +111,54 @@ test('with a gap factor, a claim that cost next to nothing lets the next woken c
   runner.wake();
   await second;
   assert.deepEqual(m.claims, [0, 3]);
+  await runner.stop();
+});
+
+test('after a claim that found nothing, woken claims wait its time times the empty-claim factor; a claim for free room goes at once', async () => {
+  const m = memoryKind();
+  // No gap after a claim that took something; twenty times a 30 ms empty claim (600 ms) after one that took nothing.
+  const runner = new QueueRunner(m.kind, { ...options, wakeClaimGapMs: 0, emptyClaimGapFactor: 20, emptyClaimGapMs: 600_000 });
+  m.setClaimDelay(30);
+  const first = m.next();
+  runner.start();
+  await first;
+  m.setClaimDelay(0);
+  assert.deepEqual(m.claims, [0], 'the first claim found nothing');
+  const emptyAt = Date.now();
+  m.due.push(1, 2, 3);
+  for (let i = 0; i < 5; i++) runner.wake();
+  await expectQuiet(300, 'woken claims wait after an empty one');
+  assert.deepEqual(m.claims, [0]);
+  const later = m.next();
+  await later;
+  assert.deepEqual(m.claims, [0, 3], 'the woken claim comes after the wait');
+  assert.ok(Date.now() - emptyAt >= 500, `it waited about twenty times the empty claim (${Date.now() - emptyAt} ms)`);
+  // That claim took something: the next woken claim has no wait.
+  m.due.push(4);
+  const again = m.next();
+  runner.wake();
+  await again;
+  assert.deepEqual(m.claims, [0, 3, 1]);
+  await runner.stop();
+});
+
+test('after an empty claim, a claim the admission asks for (free room) does not wait', async () => {
+  const m = memoryKind();
+  const runner = new QueueRunner(m.kind, { ...options, wakeClaimGapMs: 0, emptyClaimGapFactor: 20, emptyClaimGapMs: 600_000 });
+  m.setClaimDelay(30);
+  const first = m.next();
+  runner.start();
+  await first;
+  m.setClaimDelay(0);
+  m.due.push(1, 2);
+  m.setWantsMore(true);
+  const refill = m.next();
+  const askedAt = Date.now();
+  runner.wake();
+  await refill;
+  assert.deepEqual(m.claims, [0, 2]);
+  assert.ok(Date.now() - askedAt < 300, `at once (${Date.now() - askedAt} ms)`);
+  m.setWantsMore(false);
   await runner.stop();
 });
 
