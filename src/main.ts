@@ -1,3 +1,4 @@
+import { Server as NetServer } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Config } from './config.js';
 import { createRuntime, type Runtime } from './runtime.js';
@@ -47,6 +48,24 @@ async function makeFirstAccount(runtime: Runtime): Promise<void> {
   );
 }
 
+/** After the drain, how long connections already open may still bring a request before the idle ones are closed. */
+const LAST_REQUESTS_MS = 1_000;
+
+/**
+ * The drain of SHUTDOWN_DRAIN_SECONDS: the process answers on (unready, each answer closing its
+ * connection); then it stops accepting connections, and the connections still open get a moment
+ * to bring a request already on its way (answered, then closed) before close() ends the idle
+ * ones. Closing an idle connection races with a request the peer may be sending on it; after this
+ * only connections idle for a while are left, which a proxy reuses last.
+ */
+async function drain(runtime: Runtime, drainMs: number): Promise<void> {
+  if (drainMs <= 0) return;
+  await delay(drainMs);
+  // The listening socket alone: http.Server.close() would also end the idle connections at once.
+  NetServer.prototype.close.call(runtime.app.server);
+  await delay(LAST_REQUESTS_MS);
+}
+
 /**
  * Starts the service for the configured role and stops it cleanly on SIGTERM or SIGINT. Every
  * configuration error stops the start with a ConfigError naming the setting before anything is
@@ -89,7 +108,7 @@ export async function serve(config: Config): Promise<Runtime> {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    // The drain (SHUTDOWN_DRAIN_SECONDS, at most 10) is part of these 15 seconds.
+    // The drain (SHUTDOWN_DRAIN_SECONDS, at most 10, and a second) is part of these 15 seconds.
     const force = setTimeout(() => process.exit(1), 15_000);
     force.unref();
     const drainMs = config.role === 'worker' ? 0 : config.shutdownDrainMs;
@@ -99,7 +118,7 @@ export async function serve(config: Config): Promise<Runtime> {
     // A signal during the start lets it finish (the first account's token is printed whole); a start that failed ends the process itself.
     start.then(
       () =>
-        delay(drainMs)
+        drain(runtime, drainMs)
           .then(() => runtime.close())
           .then(
             () => process.exit(0),
