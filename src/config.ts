@@ -22,6 +22,16 @@ const Port = Type.Integer({ minimum: 0, maximum: 65535 });
 const KEY_FORM = /^[A-Za-z0-9+/]{43}=$/;
 const Positive = Type.Integer({ minimum: 1 });
 
+/** Webhook calls in flight per worker process. */
+const WEBHOOK_CONCURRENCY_DEFAULT = 128;
+/**
+ * The most calls in flight to one receiver. A ceiling, not a start: each receiver's limit starts
+ * at a few calls and grows only while it answers well (delivery/receiver-limit.ts), so a fast
+ * receiver of a busy channel is not held to a round trip's worth of calls, and a slow one never
+ * gets near it.
+ */
+export const WEBHOOK_ENDPOINT_CONCURRENCY_DEFAULT = 64;
+
 export const ConfigSchema = Type.Object({
   PORT: Type.Optional(Port),
   HOST: Type.Optional(Type.String({ minLength: 1 })),
@@ -238,8 +248,8 @@ export function loadConfig(env: Environment = process.env): Config {
   if (c.METRICS_PORT !== undefined && c.METRICS_PORT !== 0 && c.METRICS_PORT === port && (c.ROLE ?? 'all') !== 'worker') {
     throw new ConfigError(`Invalid configuration: METRICS_PORT=${c.METRICS_PORT} is the API's PORT; leave it unset to serve /metrics with the API`);
   }
-  const hookConcurrency = c.WEBHOOK_CONCURRENCY ?? 64;
-  const endpointConcurrency = c.WEBHOOK_ENDPOINT_CONCURRENCY ?? 16;
+  const hookConcurrency = c.WEBHOOK_CONCURRENCY ?? WEBHOOK_CONCURRENCY_DEFAULT;
+  const endpointConcurrency = c.WEBHOOK_ENDPOINT_CONCURRENCY ?? WEBHOOK_ENDPOINT_CONCURRENCY_DEFAULT;
   // Half of the calls by default (at least one receiver's worth): the other accounts keep the rest.
   const accountConcurrency = Math.min(hookConcurrency, c.WEBHOOK_ACCOUNT_CONCURRENCY ?? Math.max(endpointConcurrency, Math.ceil(hookConcurrency / 2)));
   const keyFile = c.ENCRYPTION_KEY === undefined ? keyFileOf(dataDir) : null;

@@ -21,6 +21,7 @@ import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import type { Dialect } from '../../test/helpers/databases.js';
 import { BenchReceiver, webhookDrain, withWebhookService } from './drain.js';
+import { WEBHOOK_ENDPOINT_CONCURRENCY_DEFAULT } from '../../src/config.js';
 import { benchStores, cpuMs, machineFacts, percentile, SERVER_NODE_ARGS, startBenchProcess, writeDocsSection } from '../shared/process.js';
 
 const { values: args } = parseArgs({
@@ -32,7 +33,7 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     'endpoint-concurrency': { type: 'string' },
     /** The lag is also measured with this many calls at once to the receiver (0: skip). */
-    'raised-concurrency': { type: 'string', default: '32' },
+    'raised-concurrency': { type: 'string', default: '16' },
     'no-docs': { type: 'boolean', default: false },
     /** Rewrites the docs section from bench/results/webhooks.json without measuring. */
     'docs-only': { type: 'boolean', default: false },
@@ -58,7 +59,7 @@ async function bareSender(): Promise<Record<string, unknown>> {
   const receiver = new BenchReceiver();
   const url = await receiver.start();
   try {
-    const concurrency = args['endpoint-concurrency'] ?? '16';
+    const concurrency = args['endpoint-concurrency'] ?? String(WEBHOOK_ENDPOINT_CONCURRENCY_DEFAULT);
     const sender = await startBenchProcess(
       'bench/webhooks/bare-sender.ts',
       { BENCH_RECEIVER_URL: url, BENCH_EVENTS: String(EVENTS), BENCH_CONCURRENCY: concurrency },
@@ -178,7 +179,7 @@ function docsSection(results: Record<string, any>): string {
   };
   const l = rows.flatMap((d) => {
     const r = results.stores[d];
-    const out = [lagRow(d, r.lag, results.settings.endpointConcurrency ?? '16 (default)')];
+    const out = [lagRow(d, r.lag, results.settings.endpointConcurrency ?? `${WEBHOOK_ENDPOINT_CONCURRENCY_DEFAULT} (default)`)];
     if (r.lagRaisedConcurrency) out.push(lagRow(d, r.lagRaisedConcurrency, String(r.lagRaisedConcurrency.endpointConcurrency)));
     return out;
   });
@@ -194,9 +195,10 @@ function docsSection(results: Record<string, any>): string {
     if (!r.lag.error)
       checks.push(`- ${r.lag.lagMs.p99 <= 100 ? 'pass' : 'FAIL'}: ${name(d)} p99 lag at most 100 ms at ${r.lag.offeredRate} events/s (${r.lag.lagMs.p99} ms)`);
     const rc = r.lagRaisedConcurrency;
+    // The second lag run is a comparison with another cap, not a target.
     if (rc && !rc.error)
       checks.push(
-        `- ${rc.lagMs.p99 <= 100 ? 'pass' : 'FAIL'}: ${name(d)} p99 lag at most 100 ms at ${rc.offeredRate} events/s with WEBHOOK_ENDPOINT_CONCURRENCY=${rc.endpointConcurrency} (${rc.lagMs.p99} ms)`,
+        `- ${name(d)} with WEBHOOK_ENDPOINT_CONCURRENCY=${rc.endpointConcurrency}, for comparison: p99 lag ${rc.lagMs.p99} ms at ${rc.offeredRate} events/s`,
       );
     checks.push(
       `- ${r.throughput.delivered === r.throughput.events && (r.lag.error || r.lag.delivered === r.lag.accepted) ? 'pass' : 'FAIL'}: ${name(d)} every event delivered`,
@@ -206,7 +208,7 @@ function docsSection(results: Record<string, any>): string {
     '## Webhooks',
     '',
     `\`npm run bench -- webhooks\` (bench/webhooks/) — measured ${results.date} on ${results.machine.cpus} cores (${results.machine.cpuModel}), Node ${results.machine.node}; load average ${results.machine.loadAverageAtStart} at start.`,
-    'The service runs in its own process (API and the webhook worker, default settings: 64 calls in flight, 16 per',
+    'The service runs in its own process (API and the webhook worker, default settings: 128 calls in flight, at most 64 per',
     `receiver${results.settings.endpointConcurrency ? `; this run WEBHOOK_ENDPOINT_CONCURRENCY=${results.settings.endpointConcurrency}` : ''}); a second process holds the receiver (a plain Node HTTP server answering`,
     '200 on 127.0.0.1) and, for the lag, the Send Message load. Each call is signed (HMAC-SHA1 and HMAC-SHA256) and',
     "goes over a kept-alive connection; each try and the delivery's new state are written back.",
@@ -215,7 +217,7 @@ function docsSection(results: Record<string, any>): string {
     'the time from the first arrival to the last.',
     '',
     `The limit is a bare sender (bench/webhooks/bare-sender.ts), measured just before each store's run: the same signed`,
-    `calls with the same number in flight to the same receiver (${results.settings.endpointConcurrency ?? 16}, the cap per receiver), over kept-alive`,
+    `calls with the same number in flight to the same receiver (${results.settings.endpointConcurrency ?? WEBHOOK_ENDPOINT_CONCURRENCY_DEFAULT}, the cap per receiver), over kept-alive`,
     'connections, with no store, claim or queue. The ratio is Parley over it.',
     '',
     '| Run | Events | Time | Deliveries/s | Ratio to the bare sender | Arrived | Duplicates | Load average at start |',
@@ -232,10 +234,10 @@ function docsSection(results: Record<string, any>): string {
     '',
     'One receiver gets at most `WEBHOOK_ENDPOINT_CONCURRENCY` calls at once, so its rate is bounded by that number',
     'over the round trip of a call. Here the service, PostgreSQL, the load and the receiver share two cores, and the',
-    'round trip grows with everything else the machine does: with PostgreSQL, 8 calls at once (the default before 16)',
-    'fell short of 1000 events/s to one receiver now and then, and the lag built up to hundreds of milliseconds.',
-    'The second row of each store shows the same load with more calls at once; raise the setting for receivers that',
-    'take more (the cap protects receivers, and keeps a slow one from holding back the others).',
+    'round trip grows with everything else the machine does. The limit of each receiver starts at 4 calls and grows',
+    'while the receiver answers well, up to the setting: on a slower machine, 16 calls at once (the default before 64)',
+    'fell behind 1000 events/s to one receiver on SQLite, whose event loop also runs the writes and the claims, and the',
+    'lag built up to seconds. The second row of each store shows the same load with that earlier cap of 16.',
     '',
     `Targets on this 2-core machine: at least 3000 deliveries/s on SQLite, and at least ${RATIO_TARGETS.sqlite} (SQLite) and ${RATIO_TARGETS.postgres}`,
     "(PostgreSQL) of the bare sender's rate; p99 lag at most 100 ms at 1000 events/s.",

@@ -103,6 +103,8 @@ export class WebhookDeliveries
   private readonly slots: EndpointSlots<HeldDelivery>;
   /** Rows of one channel per claim. */
   private readonly batch: number;
+  /** The last claim left out the channels or accounts at their limits. */
+  private leftOut = false;
   /** Origin of each channel's webhook, as last seen, and the reverse: lets a claim skip channels of busy endpoints. */
   private readonly channelOrigin = new Map<number, string>();
   private readonly originChannels = new Map<string, Set<number>>();
@@ -204,6 +206,7 @@ export class WebhookDeliveries
       excludeChannels: excludeChannels.slice(0, 500),
       excludeAccounts: busyAccounts.slice(0, 500),
     });
+    this.leftOut = excludeChannels.length > 0 || busyAccounts.length > 0;
     // A full scan window: more may be due beyond it. (Rows the scan saw but left, those of a
     // channel at its batch size, make their endpoint hungry below.)
     this.more = rows.length >= scanLimit;
@@ -248,6 +251,10 @@ export class WebhookDeliveries
       if (origin !== undefined && count >= perChannel) this.hungry.add(origin);
     }
     return held;
+  }
+
+  leftOutLimited(): boolean {
+    return this.leftOut;
   }
 
   complete(outcomes: readonly DeliveryOutcome[]): Promise<void> {

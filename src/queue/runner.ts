@@ -37,11 +37,12 @@ export interface RunnerOptions {
    */
   wakeClaimGapFactor?: number;
   /**
-   * After a claim that found nothing to take, the next claim made because new work committed
-   * waits the empty claim's own time times this factor, `emptyClaimGapMs` at most (claims for
-   * free room still go at once). A claim finds nothing when everything due belongs to receivers
-   * already at their limit, and then it reads all of that backlog to say so: unbounded, such
-   * claims on every commit would take the time the calls need, and the backlog would grow.
+   * After a claim that found nothing to take while it left out items held back by limits
+   * (TaskSource.leftOutLimited), the next claim made because new work committed waits the empty
+   * claim's own time times this factor, `emptyClaimGapMs` at most (claims for free room still go
+   * at once). Such a claim reads through the backlog of the receivers at their limit to find
+   * nothing: unbounded, one on every commit would take the time the calls need, and the backlog
+   * would grow. A claim that found nothing because nothing was due changes no wait.
    */
   emptyClaimGapFactor?: number;
   emptyClaimGapMs?: number;
@@ -200,7 +201,8 @@ export class QueueRunner<Held, Running, Outcome> {
     this.lastClaimMs = ms;
     this.stats.claimMs += ms;
     this.stats.claimMsMax = Math.max(this.stats.claimMsMax, ms);
-    this.lastClaimEmpty = items.length === 0;
+    // Empty because everything due waits for receivers at their limit: not because nothing is due.
+    this.lastClaimEmpty = items.length === 0 && (source.leftOutLimited?.() ?? false);
     if (items.length === 0) return;
     this.stats.claimed += items.length;
     let overflow: Held[] | null = null;

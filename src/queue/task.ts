@@ -32,6 +32,11 @@ export interface TaskSource<Held, Outcome> {
   releaseOrphans(ownInstance: number | null): Promise<number>;
   /** Calls `listener` when another process announced due work; returns how to stop listening. */
   subscribe(listener: () => void): () => Promise<void>;
+  /**
+   * Whether the last claim left out items held back by limits (receivers or accounts at theirs):
+   * such a claim reads through what it leaves, so finding nothing cost it the most.
+   */
+  leftOutLimited?(): boolean;
 }
 
 /**

@@ -22,6 +22,7 @@ function memoryKind() {
   const listeners: Array<() => void> = [];
   let wantsMore = false;
   let claimDelayMs = 0;
+  let leftOut = true;
   const waiting: number[] = [];
   const source: TaskSource<number, number> = {
     async claim(_lease: Lease, limit: number) {
@@ -40,6 +41,7 @@ function memoryKind() {
     release: () => Promise.resolve(),
     releaseOrphans: () => Promise.resolve(0),
     subscribe: () => () => Promise.resolve(),
+    leftOutLimited: () => leftOut,
   };
   const admission: Admission<number, number> = {
     room: () => 100,
@@ -72,6 +74,7 @@ function memoryKind() {
     next,
     setWantsMore: (v: boolean) => (wantsMore = v),
     setClaimDelay: (ms: number) => (claimDelayMs = ms),
+    setLeftOut: (v: boolean) => (leftOut = v),
   };
 }
 
@@ -139,6 +142,25 @@ test('after a claim that found nothing, woken claims wait its time times the emp
   runner.wake();
   await again;
   assert.deepEqual(m.claims, [0, 3, 1]);
+  await runner.stop();
+});
+
+test('a claim that found nothing because nothing was due (no item left out for limits) changes no wait', async () => {
+  const m = memoryKind();
+  const runner = new QueueRunner(m.kind, { ...options, wakeClaimGapMs: 0, emptyClaimGapFactor: 20, emptyClaimGapMs: 600_000 });
+  m.setLeftOut(false);
+  m.setClaimDelay(30);
+  const first = m.next();
+  runner.start();
+  await first;
+  m.setClaimDelay(0);
+  m.due.push(1, 2);
+  const woken = m.next();
+  const wokenAt = Date.now();
+  runner.wake();
+  await woken;
+  assert.deepEqual(m.claims, [0, 2]);
+  assert.ok(Date.now() - wokenAt < 300, `at once (${Date.now() - wokenAt} ms)`);
   await runner.stop();
 });
 
