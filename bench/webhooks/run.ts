@@ -22,6 +22,7 @@ import { Pool } from 'undici';
 import type { Dialect } from '../../test/helpers/databases.js';
 import { BenchReceiver, webhookDrain, withWebhookService } from './drain.js';
 import { WEBHOOK_ENDPOINT_CONCURRENCY_DEFAULT } from '../../src/config.js';
+import { openLoop } from '../shared/open-loop.js';
 import { benchStores, cpuMs, machineFacts, percentile, SERVER_NODE_ARGS, startBenchProcess, writeDocsSection } from '../shared/process.js';
 
 const { values: args } = parseArgs({
@@ -109,18 +110,8 @@ function lag(dialect: Dialect, extraEnv: Record<string, string> = {}): Promise<R
     // Open loop: requests leave on a fixed schedule whatever the answers' latency.
     const total = RATE * (SECONDS + WARMUP_SECONDS);
     const cpuBefore = cpuMs(server.child.pid);
-    const started = performance.now();
     receiver.measureFrom = Date.now() + WARMUP_SECONDS * 1000;
-    const inflight = new Set<Promise<void>>();
-    for (let n = 0; n < total; n++) {
-      const due = started + (n * 1000) / RATE;
-      const wait = due - performance.now();
-      if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-      const p = send(n).finally(() => inflight.delete(p));
-      inflight.add(p);
-    }
-    const offeredSeconds = (performance.now() - started) / 1000;
-    await Promise.all(inflight);
+    const offeredSeconds = await openLoop(RATE, total, send);
     await receiver.waitForDistinct(accepted, 30_000);
     const cpuAfter = cpuMs(server.child.pid);
     await pool.close();

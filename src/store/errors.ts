@@ -60,6 +60,16 @@ export function isStoreUnavailable(error: unknown): boolean {
   return typeof e.message === 'string' && DRIVER_MESSAGES.test(e.message);
 }
 
+/**
+ * Whether `error` says the database was busy with another connection's lock: SQLite's BUSY (a
+ * transaction that read first cannot wait for the write lock a checkpoint holds, it fails at
+ * once), PostgreSQL's lock and serialization failures. Running the transaction again may work.
+ */
+export function isStoreBusy(error: unknown): boolean {
+  const code = (error as DriverError | null)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code === '40001' || code === '40P01' || code === '55P03');
+}
+
 interface DriverError {
   code?: unknown;
   message?: unknown;

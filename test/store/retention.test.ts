@@ -506,6 +506,26 @@ for (const { dialect, skip } of await dialects()) {
       assert.equal(await exists('events', oldEvent), true);
     });
 
+    test('a batch the store was busy for (another connection held the lock) runs again, and the pass goes on', async () => {
+      const frank = await contact('frank');
+      const old = await message(frank, NOW - 400 * DAY);
+      await message(frank, NOW - 300 * DAY);
+      let calls = 0;
+      const busy = Object.assign(new Error('database is locked'), { code: dialect === 'sqlite' ? 'SQLITE_BUSY' : '55P03' });
+      const retention = store.retention;
+      // The store as the purge sees it, its first batch refused as busy.
+      const flaky = Object.create(store) as typeof store;
+      Object.defineProperty(flaky, 'retention', {
+        value: Object.assign(Object.create(retention) as typeof retention, {
+          deliveries: (before: number, limit: number) => (++calls === 1 ? Promise.reject(busy) : retention.deliveries(before, limit)),
+        }),
+      });
+      const pass = await new RetentionPurge({ store: flaky, files, clock, settings: SETTINGS, logger }).purge();
+      assert.ok(pass, 'the pass ran to its end');
+      assert.ok(calls >= 2, `the busy batch ran again (${calls} calls)`);
+      assert.equal(await exists('messages', old), false, 'and the rest of the pass was done');
+    });
+
     test('one pass at a time: a pass while another holds the purge does nothing', async () => {
       const other = dialect === 'postgres' ? await openStore(db.url) : store;
       try {

@@ -5,6 +5,11 @@ import type { StoredFiles } from '../../files/stored-files.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/logger.js';
 import { PurgePacer, type LoadSample } from './pacer.js';
+import { isStoreBusy } from '../../store/errors.js';
+
+/** A batch the store was too busy for runs again this many times in all, after a pause growing by this much. */
+const BUSY_TRIES = 5;
+const BUSY_PAUSE_MS = 100;
 
 /** How long each kind of row is kept once it is finished (ms), and how the purge paces itself. */
 export interface RetentionSettings {
@@ -135,7 +140,7 @@ export class RetentionPurge {
     for (;;) {
       if (signal?.aborted) return total;
       pacer.batchStarted();
-      const { deleted, full } = await batch(pacer.batchSize);
+      const { deleted, full } = await this.batchOnce(() => batch(pacer.batchSize), signal);
       total += deleted;
       if (!full) return total;
       const { pauseMs } = pacer.batchEnded(load);
@@ -149,6 +154,22 @@ export class RetentionPurge {
         queriesElsewhere: store?.queriesElsewhere ?? null,
         transactions: store?.transactions ?? null,
       };
+    }
+  }
+
+  /**
+   * One batch, run again when the store was busy with another connection's lock (on SQLite the
+   * checkpoint's, which a transaction that read first cannot wait for): a batch that failed
+   * rolled back whole, so running it again deletes nothing twice. Other errors end the pass.
+   */
+  private async batchOnce<T>(run: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await run();
+      } catch (error) {
+        if (!isStoreBusy(error) || tries >= BUSY_TRIES || signal?.aborted) throw error;
+        await sleep(BUSY_PAUSE_MS * tries, undefined, { signal }).catch(() => undefined);
+      }
     }
   }
 
