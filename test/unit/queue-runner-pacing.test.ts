@@ -117,15 +117,25 @@ test('with a gap factor, a claim that cost next to nothing lets the next woken c
   await runner.stop();
 });
 
-test('after a claim that found nothing, woken claims wait its time times the empty-claim factor; a claim for free room goes at once', async () => {
+/**
+ * A runner whose first claim found nothing after 30 ms, having left items out for limits or not.
+ * No gap after a claim that took something; twenty times the empty claim's time (600 ms) after
+ * one that took nothing while it left items out.
+ */
+async function afterEmptyClaim(leftOut: boolean) {
   const m = memoryKind();
-  // No gap after a claim that took something; twenty times a 30 ms empty claim (600 ms) after one that took nothing.
   const runner = new QueueRunner(m.kind, { ...options, wakeClaimGapMs: 0, emptyClaimGapFactor: 20, emptyClaimGapMs: 600_000 });
+  m.setLeftOut(leftOut);
   m.setClaimDelay(30);
   const first = m.next();
   runner.start();
   await first;
   m.setClaimDelay(0);
+  return { m, runner };
+}
+
+test('after a claim that found nothing, woken claims wait its time times the empty-claim factor; a claim for free room goes at once', async () => {
+  const { m, runner } = await afterEmptyClaim(true);
   assert.deepEqual(m.claims, [0], 'the first claim found nothing');
   const emptyAt = Date.now();
   m.due.push(1, 2, 3);
@@ -146,14 +156,7 @@ test('after a claim that found nothing, woken claims wait its time times the emp
 });
 
 test('a claim that found nothing because nothing was due (no item left out for limits) changes no wait', async () => {
-  const m = memoryKind();
-  const runner = new QueueRunner(m.kind, { ...options, wakeClaimGapMs: 0, emptyClaimGapFactor: 20, emptyClaimGapMs: 600_000 });
-  m.setLeftOut(false);
-  m.setClaimDelay(30);
-  const first = m.next();
-  runner.start();
-  await first;
-  m.setClaimDelay(0);
+  const { m, runner } = await afterEmptyClaim(false);
   m.due.push(1, 2);
   const woken = m.next();
   const wokenAt = Date.now();
@@ -165,13 +168,7 @@ test('a claim that found nothing because nothing was due (no item left out for l
 });
 
 test('after an empty claim, a claim the admission asks for (free room) does not wait', async () => {
-  const m = memoryKind();
-  const runner = new QueueRunner(m.kind, { ...options, wakeClaimGapMs: 0, emptyClaimGapFactor: 20, emptyClaimGapMs: 600_000 });
-  m.setClaimDelay(30);
-  const first = m.next();
-  runner.start();
-  await first;
-  m.setClaimDelay(0);
+  const { m, runner } = await afterEmptyClaim(true);
   m.due.push(1, 2);
   m.setWantsMore(true);
   const refill = m.next();
