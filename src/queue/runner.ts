@@ -93,7 +93,7 @@ export class QueueRunner<Held, Running, Outcome> {
   /** When the last claim started (performance.now()), and how long it took. */
   private lastClaimAt = -Infinity;
   private lastClaimMs = 0;
-  /** The last claim took nothing. */
+  /** The last claim took nothing while it left out items held back by limits (the empty-claim wait applies). */
   private lastClaimEmpty = false;
   private unsubscribe: () => Promise<void> = () => Promise.resolve();
 

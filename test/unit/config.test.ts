@@ -97,3 +97,22 @@ test("a connector's variables are checked by its own fragment, with the same mes
   assert.equal(settings.socialnet_chat.apiVersion, 'v25.0');
   assert.equal(settings.botmsg.secretHeaderName, 'X-Botmsg-Bot-Api-Secret-Token');
 });
+
+test('SHUTDOWN_DRAIN_SECONDS: 0 unless set, 0 to 10 taken, outside refused naming the variable', () => {
+  const dir = dataDir();
+  assert.equal(loadConfig({ DATA_DIR: dir }).shutdownDrainMs, 0);
+  assert.equal(loadConfig({ DATA_DIR: dir, SHUTDOWN_DRAIN_SECONDS: '0' }).shutdownDrainMs, 0);
+  assert.equal(loadConfig({ DATA_DIR: dir, SHUTDOWN_DRAIN_SECONDS: '10' }).shutdownDrainMs, 10_000);
+  for (const bad of ['11', '-1', '1.5'])
+    assert.throws(
+      () => loadConfig({ DATA_DIR: dir, SHUTDOWN_DRAIN_SECONDS: bad }),
+      (e: unknown) => e instanceof ConfigError && e.message.includes('SHUTDOWN_DRAIN_SECONDS'),
+    );
+});
+
+test('webhook concurrency defaults: 128 calls per worker, at most 64 to one receiver, 64 for one account', () => {
+  const c = loadConfig({ DATA_DIR: dataDir() });
+  assert.equal(c.webhook.concurrency, 128);
+  assert.equal(c.webhook.endpointConcurrency, 64);
+  assert.equal(c.webhook.accountConcurrency, 64);
+});

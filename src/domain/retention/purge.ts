@@ -140,7 +140,7 @@ export class RetentionPurge {
     for (;;) {
       if (signal?.aborted) return total;
       pacer.batchStarted();
-      const { deleted, full } = await this.batchOnce(() => batch(pacer.batchSize), signal);
+      const { deleted, full } = await this.retryingBusy(() => batch(pacer.batchSize), signal);
       total += deleted;
       if (!full) return total;
       const { pauseMs } = pacer.batchEnded(load);
@@ -162,13 +162,15 @@ export class RetentionPurge {
    * checkpoint's, which a transaction that read first cannot wait for): a batch that failed
    * rolled back whole, so running it again deletes nothing twice. Other errors end the pass.
    */
-  private async batchOnce<T>(run: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  private async retryingBusy<T>(run: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
     for (let tries = 1; ; tries++) {
       try {
         return await run();
       } catch (error) {
         if (!isStoreBusy(error) || tries >= BUSY_TRIES || signal?.aborted) throw error;
         await sleep(BUSY_PAUSE_MS * tries, undefined, { signal }).catch(() => undefined);
+        // Stopped during the pause: the pass ends as it would have with the error.
+        if (signal?.aborted) throw error;
       }
     }
   }
