@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { isStoreUnavailable, translatePostgresError } from '../errors.js';
 import type { PendingUnit } from '../write-batcher.js';
-import { columnsOf, unitRows, valueOf, UNIT_TABLES, type TableRows, type WriteUnit } from '../write-unit.js';
+import { columnsOf, unitRows, UNIT_TABLES, type TableRows, type WriteUnit } from '../write-unit.js';
 
 /**
- * Writes a batch of units as ONE statement: per table, one insert of `unnest` over one array per
- * column, chained as data-modifying CTEs. One round trip, atomic on its own (no BEGIN/COMMIT),
+ * Writes a batch of units as ONE statement: per table, one insert of the rows of one json
+ * parameter, chained as data-modifying CTEs. One round trip, atomic on its own (no BEGIN/COMMIT),
  * and foreign keys are checked at the end of the statement, so a contact and its first message
  * may travel together. The text depends only on which tables and columns a batch has, not on its
  * size, so it is a named prepared statement: parsed and planned once per connection.
@@ -15,8 +15,6 @@ import { columnsOf, unitRows, valueOf, UNIT_TABLES, type TableRows, type WriteUn
  * retry with its idempotency key finds a unit that did commit) and none is written twice.
  */
 export class PostgresUnitWriter {
-  private types: Promise<Map<string, string>> | null = null;
-
   constructor(private readonly pool: pg.Pool) {}
 
   async flush(batch: PendingUnit[]): Promise<void> {
@@ -44,20 +42,6 @@ export class PostgresUnitWriter {
     }
   }
 
-  /** Column types ("table.column" -> type), read once from the catalogue, for the array casts. */
-  private async columnTypes(refresh = false): Promise<Map<string, string>> {
-    if (!this.types || refresh) {
-      this.types = this.pool
-        .query<{ table_name: string; column_name: string; data_type: string }>(
-          'select table_name, column_name, data_type from information_schema.columns where table_schema = current_schema() and table_name = any($1)',
-          [UNIT_TABLES],
-        )
-        .then((r) => new Map(r.rows.map((c) => [`${c.table_name}.${c.column_name}`, c.data_type])));
-      this.types.catch(() => (this.types = null));
-    }
-    return this.types;
-  }
-
   private async write(units: WriteUnit[]): Promise<void> {
     const groups = new Map<string, TableRows>();
     for (const unit of units) {
@@ -75,19 +59,17 @@ export class PostgresUnitWriter {
       (a, b) => UNIT_TABLES.indexOf(a.table) - UNIT_TABLES.indexOf(b.table) || Number(b.ignoreConflicts) - Number(a.ignoreConflicts),
     );
     if (ordered.length === 0) return;
-    let types = await this.columnTypes();
-    if (ordered.some((g) => columnsOf(g.rows).some((c) => !types.has(`${g.table}.${c}`)))) types = await this.columnTypes(true);
-    const values: unknown[] = [];
+    // Each table's rows travel as ONE json parameter, read back as rows of the table's own type:
+    // JSON.stringify is native, where an array parameter per column is escaped element by element
+    // in JavaScript (the larger part of the statement's cost on the event loop). Columns no row
+    // has are left out of the insert, so they take their defaults.
+    const values: string[] = [];
     const inserts = ordered.map((group) => {
-      const columns = columnsOf(group.rows);
-      const arrays = columns.map((c) => {
-        const type = types.get(`${group.table}.${c}`);
-        if (!type) throw new Error(`unknown column ${group.table}.${c}`);
-        values.push(group.rows.map((row) => valueOf(row, c)));
-        return `$${values.length}::${type}[]`;
-      });
-      const names = columns.map((c) => `"${c}"`).join(', ');
-      return `insert into "${group.table}" (${names}) select * from unnest(${arrays.join(', ')})${group.ignoreConflicts ? ' on conflict do nothing' : ''}`;
+      values.push(JSON.stringify(group.rows));
+      const names = columnsOf(group.rows)
+        .map((c) => `"${c}"`)
+        .join(', ');
+      return `insert into "${group.table}" (${names}) select ${names} from json_populate_recordset(null::"${group.table}", $${values.length}::json)${group.ignoreConflicts ? ' on conflict do nothing' : ''}`;
     });
     const text =
       inserts.length === 1
