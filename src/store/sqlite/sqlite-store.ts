@@ -1,5 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import type { Database } from '../schema.js';
 import { KyselyStore } from '../base.js';
 import type { RateCounter } from '../store.js';
@@ -11,6 +11,7 @@ import { SqliteUnitWriter } from './unit-writer.js';
 import { WriteBatcher } from '../write-batcher.js';
 import type { WriteUnit } from '../write-unit.js';
 import { Checkpointer } from './checkpointer.js';
+import { immediateSqliteDialect } from './immediate-dialect.js';
 import { createRequire } from 'node:module';
 import { ensurePrivateFileSync } from '../../lib/private-files.js';
 
@@ -49,7 +50,7 @@ export class SqliteStore extends KyselyStore {
   readonly jobQueue: JobQueue;
 
   constructor(readonly connection: BetterSqlite3.Database) {
-    super(new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) }));
+    super(new Kysely<Database>({ dialect: immediateSqliteDialect(connection) }));
     this.deliveryQueue = new SqliteDeliveryQueue(connection, this.db);
     this.jobQueue = new SqliteJobQueue(connection, this.db);
     const writer = new SqliteUnitWriter(connection, this.db);
