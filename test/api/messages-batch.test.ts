@@ -113,6 +113,30 @@ for (const { dialect, skip } of await dialects()) {
       assert.equal(total, 3);
     });
 
+    test('text is stored exactly as given (quotes, backslashes, line breaks, emoji, escape-like text); a lone surrogate is not refused', async () => {
+      const texts = ['say "hi"\\n\n\ttab', 'emoji \u{1F600} and é', 'literal \\ud800 stays', 'lone \ud800 surrogate', 'after a backslash \\\udc00'];
+      const ids: number[] = [];
+      const units = texts.map((text) => {
+        const u = unit(`+4${next}`);
+        const m = u.insert.messages![0]!;
+        m.content = JSON.stringify({ type: 'text', text });
+        m.metadata = text;
+        ids.push(m.id as number);
+        return u;
+      });
+      await Promise.all(units.map((u) => store.batchWrite(u)));
+      const stored = await Promise.all(ids.map(async (id) => (await store.messages.find(1, id))!));
+      const texts0 = stored.map((m) => m.metadata!);
+      assert.deepEqual(texts0.slice(0, 3), texts.slice(0, 3));
+      assert.deepEqual(
+        stored.slice(0, 3).map((m) => (JSON.parse(m.content) as { text: string }).text),
+        texts.slice(0, 3),
+      );
+      // A lone surrogate has no UTF-8 form: each store keeps replacement characters in its place.
+      assert.match(texts0[3]!, /^lone \ufffd+ surrogate$/);
+      assert.match(texts0[4]!, /^after a backslash \\\ufffd+$/);
+    });
+
     test('a row referring to a missing contact is MissingReference', async () => {
       const orphan: WriteUnit = { insert: { messages: [message(next++, 424242)] } };
       await assert.rejects(store.batchWrite(orphan), (e: unknown) => e instanceof MissingReference);

@@ -5,6 +5,22 @@ import type { PendingUnit } from '../write-batcher.js';
 import { columnsOf, unitRows, UNIT_TABLES, type TableRows, type WriteUnit } from '../write-unit.js';
 
 /**
+ * An escaped lone surrogate (`\ud800`) that is not itself after an escaped backslash: JSON.stringify
+ * writes a lone surrogate so, and writes a valid pair as its characters.
+ */
+const LONE_SURROGATE_ESCAPE = /(?<!\\)((?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g;
+
+/**
+ * The JSON text of rows, as PostgreSQL's json reader takes it. It refuses an escaped lone
+ * surrogate, which a text parameter (UTF-8) used to carry as U+FFFD: the same replacement here,
+ * so such text is stored as it was before, not refused.
+ */
+export function jsonForPostgres(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text.includes('\\ud') ? text.replace(LONE_SURROGATE_ESCAPE, '$1\\ufffd') : text;
+}
+
+/**
  * Writes a batch of units as ONE statement: per table, one insert of the rows of one json
  * parameter, chained as data-modifying CTEs. One round trip, atomic on its own (no BEGIN/COMMIT),
  * and foreign keys are checked at the end of the statement, so a contact and its first message
@@ -65,7 +81,7 @@ export class PostgresUnitWriter {
     // has are left out of the insert, so they take their defaults.
     const values: string[] = [];
     const inserts = ordered.map((group) => {
-      values.push(JSON.stringify(group.rows));
+      values.push(jsonForPostgres(group.rows));
       const names = columnsOf(group.rows)
         .map((c) => `"${c}"`)
         .join(', ');
