@@ -1,5 +1,6 @@
 import { channel } from 'node:diagnostics_channel';
 import { Agent } from 'undici';
+import { CallDeadline } from '../lib/call-deadline.js';
 import type { PlatformFailure, PlatformResult } from './connector.js';
 
 // Connectors read a refusal's Retry-After with the same rule as webhook deliveries.
@@ -71,13 +72,8 @@ function unreachable(error: unknown, timeoutMs: number, timedOut: boolean): Plat
 
 /** One call with one deadline over connecting, sending and reading the whole answer. Redirects are not followed. */
 export async function httpCall(url: string, call: HttpCall, timeoutMs: number): Promise<PlatformResult<HttpAnswer>> {
-  const controller = new AbortController();
+  const deadline = new CallDeadline(timeoutMs);
   const started = performance.now();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, timeoutMs);
   try {
     const target = new URL(url);
     const res = await platforms.request({
@@ -86,16 +82,16 @@ export async function httpCall(url: string, call: HttpCall, timeoutMs: number): 
       method: call.method,
       headers: call.headers,
       body: call.body,
-      signal: controller.signal,
+      signal: deadline.signal,
     });
     const text = await res.body.text();
     reportPlatformCall(call.platform, res.statusCode, started);
     return { ok: true, value: { status: res.statusCode, headers: headerReader(res.headers), text } };
   } catch (error) {
     reportPlatformCall(call.platform, null, started);
-    return unreachable(error, timeoutMs, timedOut);
+    return unreachable(error, timeoutMs, deadline.timedOut);
   } finally {
-    clearTimeout(timer);
+    deadline.clear();
   }
 }
 

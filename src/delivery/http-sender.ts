@@ -1,5 +1,5 @@
-import { EventEmitter } from 'node:events';
 import { Agent, type Dispatcher } from 'undici';
+import { CallDeadline } from '../lib/call-deadline.js';
 import { retryAfterMs } from '../lib/retry-after.js';
 import { AddressRefusedError, guardedConnector, literalRefusal, type Resolver } from '../lib/address-guard.js';
 
@@ -54,8 +54,7 @@ export class WebhookSender {
   private readonly lenient: Agent;
   private readonly excerptBytes: number;
   private readonly destinations = new Map<string, Destination>();
-  /** The cancel signal of each call in flight. */
-  private readonly active = new Set<EventEmitter>();
+  private readonly active = new Set<CallDeadline>();
   private aborting = false;
   readonly userAgent: string;
 
@@ -98,16 +97,9 @@ export class WebhookSender {
     const target = this.destination(input.url);
     if (target.refusal) return { statusCode: null, durationMs: 0, responseExcerpt: null, error: target.refusal, aborted: false };
 
-    // One deadline for the whole call: connect, send, and the answer up to the excerpt. undici
-    // takes an EventEmitter as the signal that cancels a call: an AbortController with its
-    // EventTarget cost several per cent of the worker's time in a backlog.
-    const cancel = new EventEmitter();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      cancel.emit('abort');
-    }, this.options.timeoutMs);
-    this.active.add(cancel);
+    // One deadline for the whole call: connect, send, and the answer up to the excerpt.
+    const deadline = new CallDeadline(this.options.timeoutMs);
+    this.active.add(deadline);
     const dispatcher: Dispatcher = input.sslVerification ? this.verifying : this.lenient;
     let statusCode: number | null = null;
     try {
@@ -117,7 +109,7 @@ export class WebhookSender {
         method: 'POST',
         headers: input.headers,
         body: input.body,
-        signal: cancel,
+        signal: deadline.signal,
       });
       statusCode = response.statusCode;
       const excerpt = await readExcerpt(response.body, this.excerptBytes);
@@ -129,19 +121,19 @@ export class WebhookSender {
       }
       return result;
     } catch (error) {
-      const aborted = this.aborting && !timedOut;
-      const message = timedOut ? `Timeout: no complete answer within ${this.options.timeoutMs} ms.` : describe(error);
+      const aborted = this.aborting && !deadline.timedOut;
+      const message = deadline.timedOut ? `Timeout: no complete answer within ${this.options.timeoutMs} ms.` : describe(error);
       return { statusCode, durationMs: elapsed(), responseExcerpt: null, error: message, aborted };
     } finally {
-      clearTimeout(timer);
-      this.active.delete(cancel);
+      deadline.clear();
+      this.active.delete(deadline);
     }
   }
 
   /** Cuts off every call in flight (shutdown); their results say `aborted`. */
   abortAll(): void {
     this.aborting = true;
-    for (const cancel of this.active) cancel.emit('abort');
+    for (const deadline of this.active) deadline.cancel();
   }
 
   /** Ends every connection at once (after the worker stopped sending). */
