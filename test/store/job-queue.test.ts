@@ -535,8 +535,15 @@ for (const { dialect, skip } of await dialects()) {
         await store.jobQueue.enqueue(jobs);
         const runs = new Map<number, number>();
         const all = deferred();
+        // A job is held until both runners have claimed (10 s at most): on a loaded machine one
+        // runner could otherwise take all 60 before the other's first claim, which proves nothing.
+        const bothClaimed = async () => {
+          const end = Date.now() + 10_000;
+          while (!(a.stats.claimed > 0 && b.stats.claimed > 0) && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 5));
+        };
         const handler = kindOf(kind, async (claimed) => {
           runs.set(claimed.id, (runs.get(claimed.id) ?? 0) + 1);
+          await bothClaimed();
           await new Promise((resolve) => setImmediate(resolve));
           if (runs.size === jobs.length) all.resolve();
           return { ok: true };
