@@ -15,7 +15,7 @@ const LONE_SURROGATE_ESCAPE = /(?<!\\)((?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g;
  * surrogate, which a text parameter (UTF-8) used to carry as U+FFFD: the same replacement here,
  * so such text is stored as it was before, not refused.
  */
-export function jsonForPostgres(value: unknown): string {
+function jsonForPostgres(value: unknown): string {
   const text = JSON.stringify(value);
   return text.includes('\\ud') ? text.replace(LONE_SURROGATE_ESCAPE, '$1\\ufffd') : text;
 }
