@@ -29,6 +29,33 @@ export function toClaimed(rows: readonly ClaimedRow[]): ClaimedDelivery[] {
     .sort((a, b) => a.id - b.id);
 }
 
+/** A due row as the claim's scan sees it: [id, channel_id, account_id], in claim order. */
+export type ScannedRow = readonly [id: number, channelId: number, accountId: number];
+
+/**
+ * The rows a claim takes of those its scan saw (in order): at most `perChannel` of each channel,
+ * at most `perAccount` of each account unless every row seen is of one account, `limit` in all.
+ * The same rule the PostgreSQL claim states in SQL with window functions.
+ */
+export function pickFair(rows: readonly ScannedRow[], r: { perChannel: number; perAccount: number; limit: number }): number[] {
+  const picked: number[] = [];
+  if (rows.length === 0) return picked;
+  const firstAccount = rows[0]![2];
+  const alone = rows.every((row) => row[2] === firstAccount);
+  const perChannel = new Map<number, number>();
+  const perAccount = new Map<number, number>();
+  for (const [id, channelId, accountId] of rows) {
+    const ofChannel = (perChannel.get(channelId) ?? 0) + 1;
+    const ofAccount = (perAccount.get(accountId) ?? 0) + 1;
+    perChannel.set(channelId, ofChannel);
+    perAccount.set(accountId, ofAccount);
+    if (ofChannel > r.perChannel || (!alone && ofAccount > r.perAccount)) continue;
+    picked.push(id);
+    if (picked.length >= r.limit) break;
+  }
+  return picked;
+}
+
 /** PostgreSQL text cannot hold NUL; a receiver's answer might. */
 function clean(text: string | null): string | null {
   return text === null ? null : text.replaceAll('\u0000', '\uFFFD');

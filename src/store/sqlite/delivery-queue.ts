@@ -2,44 +2,52 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import type { ClaimedDelivery, ClaimRequest, DeliveryOutcome, DeliveryQueue } from '../delivery-queue.js';
-import { attemptTuples, outcomeTuples, type ClaimedRow, toClaimed } from '../delivery-rows.js';
+import { attemptTuples, outcomeTuples, pickFair, type ScannedRow } from '../delivery-rows.js';
 
-/** The limits are written into the statement: bound as parameters they make it about 2x slower. */
-const claimSql = (scanLimit: number, perChannel: number, perAccount: number, limit: number) => `
-  UPDATE deliveries SET locked_until = @leaseUntil, lease_id = @leaseId, locked_by = @instanceId
-  WHERE id IN (
-    SELECT id FROM (
-      SELECT id, next_attempt_at,
-        row_number() OVER (PARTITION BY channel_id ORDER BY next_attempt_at, id) AS rn,
-        row_number() OVER (PARTITION BY account_id ORDER BY next_attempt_at, id) AS an,
-        min(account_id) OVER () = max(account_id) OVER () AS alone
-      FROM (
-        SELECT id, channel_id, account_id, next_attempt_at FROM deliveries
-        WHERE status = 'pending' AND next_attempt_at <= @now
-          AND (locked_until IS NULL OR locked_until < @leaseNow)
-          AND channel_id NOT IN (SELECT value FROM json_each(@excluded))
-          AND account_id NOT IN (SELECT value FROM json_each(@excludedAccounts))
-        ORDER BY next_attempt_at, id
-        LIMIT ${scanLimit}))
-    WHERE rn <= ${perChannel} AND (an <= ${perAccount} OR alone)
-    ORDER BY next_attempt_at, id
-    LIMIT ${limit})
+/** The earliest due rows no lease holds, with what the fairness rule needs (see pickFair). */
+const scanSql = (exclusions: boolean) => `
+  SELECT id, channel_id, account_id FROM deliveries
+  WHERE status = 'pending' AND next_attempt_at <= ? AND (locked_until IS NULL OR locked_until < ?)
+  ${exclusions ? 'AND channel_id NOT IN (SELECT value FROM json_each(?)) AND account_id NOT IN (SELECT value FROM json_each(?))' : ''}
+  ORDER BY next_attempt_at, id
+  LIMIT ?`;
+
+const LEASE = `
+  UPDATE deliveries SET locked_until = ?, lease_id = ?, locked_by = ?
+  WHERE id IN (SELECT value FROM json_each(?))
   RETURNING id, event_id, account_id, channel_id, webhook_id, attempts,
     (SELECT type || ifnull(char(10) || correlation_id, '') FROM events WHERE events.id = deliveries.event_id) AS event_type,
     (SELECT body FROM events WHERE events.id = deliveries.event_id) AS body`;
 
-/**
- * RETURNING takes no join, so each column of the event is a lookup of its own: the event's type
- * and correlation id come in one (neither holds a line break), split here.
- */
-function withCorrelation(row: Omit<ClaimedRow, 'correlation_id'>): ClaimedRow {
-  const at = row.event_type.indexOf('\n');
-  return at === -1 ? { ...row, correlation_id: null } : { ...row, event_type: row.event_type.slice(0, at), correlation_id: row.event_type.slice(at + 1) };
-}
+type LeasedRow = [
+  id: number,
+  eventId: number,
+  accountId: number,
+  channelId: number,
+  webhookId: number,
+  attempts: number,
+  typeAndCorrelation: string,
+  body: string,
+];
 
-function int(n: number): number {
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`claim limits must be positive integers (got ${n})`);
-  return n;
+/**
+ * A leased row as the worker wants it. RETURNING takes no join, so each column of the event is a
+ * lookup of its own: the event's type and correlation id come in one (neither holds a line
+ * break), split here.
+ */
+function claimed([id, eventId, accountId, channelId, webhookId, attempts, typeAndCorrelation, body]: LeasedRow): ClaimedDelivery {
+  const at = typeAndCorrelation.indexOf('\n');
+  return {
+    id,
+    eventId,
+    accountId,
+    channelId,
+    webhookId,
+    attempts,
+    eventType: at === -1 ? typeAndCorrelation : typeAndCorrelation.slice(0, at),
+    body,
+    correlationId: at === -1 ? null : typeAndCorrelation.slice(at + 1),
+  };
 }
 
 // A try is logged even when the lease moved on; not when the delivery itself is gone.
@@ -56,13 +64,18 @@ const RELEASE = `UPDATE deliveries SET locked_until = NULL WHERE lease_id = ? AN
 
 /**
  * The queue on SQLite. One process owns the file and runs the one worker, so a claim needs no
- * row locks: one UPDATE picks the earliest due rows (at most `perChannel` of each channel, and
- * `perAccount` of each account when several share them) and leases them. The statements are prepared once and run synchronously while holding Kysely's
- * connection, so no other transaction interleaves and no statement is compiled twice.
+ * row locks: it reads the earliest due rows, picks among them in code (at most `perChannel` of
+ * each channel, and `perAccount` of each account when several share them: pickFair, the rule the
+ * PostgreSQL claim states in SQL) and leases those in one UPDATE. Picking in code spares SQLite
+ * the window functions' three sorts, about a third of a claim's time. The statements are
+ * prepared once and run synchronously while holding Kysely's connection, so no other
+ * transaction interleaves between the read and the lease.
  */
 export class SqliteDeliveryQueue implements DeliveryQueue {
-  private readonly claims = new Map<string, BetterSqlite3.Statement>();
   private prepared: {
+    scan: BetterSqlite3.Statement;
+    scanExcluding: BetterSqlite3.Statement;
+    lease: BetterSqlite3.Statement;
     insertAttempt: BetterSqlite3.Statement;
     updateDelivery: BetterSqlite3.Statement;
     release: BetterSqlite3.Statement;
@@ -80,6 +93,9 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
       const insertAttempt = this.connection.prepare(INSERT_ATTEMPT);
       const updateDelivery = this.connection.prepare(UPDATE_DELIVERY);
       this.prepared = {
+        scan: this.connection.prepare(scanSql(false)).raw(),
+        scanExcluding: this.connection.prepare(scanSql(true)).raw(),
+        lease: this.connection.prepare(LEASE).raw(),
         insertAttempt,
         updateDelivery,
         release: this.connection.prepare(RELEASE),
@@ -95,17 +111,6 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
     return this.prepared;
   }
 
-  private claimStatement(scanLimit: number, perChannel: number, perAccount: number, limit: number): BetterSqlite3.Statement {
-    const key = `${scanLimit}|${perChannel}|${perAccount}|${limit}`;
-    let statement = this.claims.get(key);
-    if (!statement) {
-      if (this.claims.size >= 256) this.claims.clear();
-      statement = this.connection.prepare(claimSql(int(scanLimit), int(perChannel), int(perAccount), int(limit)));
-      this.claims.set(key, statement);
-    }
-    return statement;
-  }
-
   private exclusive<T>(work: () => T): Promise<T> {
     return this.db.connection().execute(async () => work());
   }
@@ -113,16 +118,17 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
   claim(r: ClaimRequest): Promise<ClaimedDelivery[]> {
     if (r.limit <= 0) return Promise.resolve([]);
     return this.exclusive(() => {
-      const rows = this.claimStatement(r.scanLimit, r.perChannel, r.perAccount, r.limit).all({
-        leaseUntil: r.leaseUntil,
-        leaseId: r.leaseId,
-        instanceId: r.instanceId,
-        now: r.now,
-        leaseNow: r.leaseNow,
-        excluded: JSON.stringify(r.excludeChannels),
-        excludedAccounts: JSON.stringify(r.excludeAccounts),
-      }) as Omit<ClaimedRow, 'correlation_id'>[];
-      return toClaimed(rows.map(withCorrelation));
+      const { scan, scanExcluding, lease } = this.statements;
+      const seen = (
+        r.excludeChannels.length > 0 || r.excludeAccounts.length > 0
+          ? scanExcluding.all(r.now, r.leaseNow, JSON.stringify(r.excludeChannels), JSON.stringify(r.excludeAccounts), r.scanLimit)
+          : scan.all(r.now, r.leaseNow, r.scanLimit)
+      ) as ScannedRow[];
+      const picked = pickFair(seen, r);
+      if (picked.length === 0) return [];
+      const rows = lease.all(r.leaseUntil, r.leaseId, r.instanceId, JSON.stringify(picked)) as LeasedRow[];
+      // In id order, as on PostgreSQL (toClaimed).
+      return rows.map(claimed).sort((a, b) => a.id - b.id);
     });
   }
 
