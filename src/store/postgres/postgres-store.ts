@@ -50,8 +50,11 @@ export class PostgresStore extends KyselyStore {
     this.deliveryQueue = this.queue;
     this.jobQueue = new PostgresJobQueue(this.db, LOCK_NAMESPACE, () => connections.listenClient());
     const writer = new PostgresUnitWriter(connections.pool);
-    // A few batches in flight at once leave pool connections for reads; 100 units keep a statement's parameters bounded.
-    this.batcher = new WriteBatcher((batch) => writer.flush(batch), { maxInFlight: 3, maxUnits: 100 });
+    // Two batches in flight: while one commits, the next gathers the units that arrive meanwhile,
+    // so batches grow with the load. With three they were smaller and the send benchmark did
+    // about 7% less (13,300 against 14,200 requests/s, alternating runs); with one, a batch held
+    // up by a lock would stop every write of the instance. 100 units bound a statement's size.
+    this.batcher = new WriteBatcher((batch) => writer.flush(batch), { maxInFlight: 2, maxUnits: 100 });
   }
 
   private readonly batcher: WriteBatcher;
