@@ -51,9 +51,9 @@ export class PostgresStore extends KyselyStore {
     this.jobQueue = new PostgresJobQueue(this.db, LOCK_NAMESPACE, () => connections.listenClient());
     const writer = new PostgresUnitWriter(connections.pool);
     // Two batches in flight: while one commits, the next gathers the units that arrive meanwhile,
-    // so batches grow with the load. With three they were smaller and the send benchmark did
-    // about 7% less (13,300 against 14,200 requests/s, alternating runs); with one, a batch held
-    // up by a lock would stop every write of the instance. 100 units bound a statement's size.
+    // so batches grow with the load (docs/benchmarks.md has the runs with one, two and three);
+    // with one, a batch held up by a lock would stop every write of the instance. 100 units bound
+    // a statement's size.
     this.batcher = new WriteBatcher((batch) => writer.flush(batch), { maxInFlight: 2, maxUnits: 100 });
   }
 
