@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Dialect } from 'kysely';
+import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Dialect, type SqliteDatabase } from 'kysely';
 
 /**
  * Kysely's SQLite driver with every transaction begun IMMEDIATE: it takes the write lock at its
@@ -14,10 +14,38 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 }
 
+/** Statements kept per SQL text at most; the queries come from code, so a few hundred cover them. */
+const MAX_STATEMENTS = 500;
+
+/**
+ * The connection as Kysely sees it, with its prepared statements kept by SQL text. Kysely
+ * prepares every query it runs, and for a query with joins or subqueries preparing costs more
+ * than running it. Kysely runs one query at a time on the connection (a stream holds it to its
+ * end), so a kept statement is never asked for while it runs; should one still be iterating, the
+ * query gets a statement of its own rather than an error.
+ */
+function keepingStatements(database: BetterSqlite3.Database): SqliteDatabase {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(sql: string) {
+      const kept = statements.get(sql);
+      if (kept && !kept.busy) return kept;
+      const statement = database.prepare(sql);
+      if (!kept) {
+        if (statements.size >= MAX_STATEMENTS) statements.clear();
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+  };
+}
+
 export function immediateSqliteDialect(database: BetterSqlite3.Database): Dialect {
   const plain = new SqliteDialect({ database });
+  const kept = keepingStatements(database);
   return {
-    createDriver: () => new ImmediateSqliteDriver({ database }),
+    createDriver: () => new ImmediateSqliteDriver({ database: kept }),
     createAdapter: () => plain.createAdapter(),
     createQueryCompiler: () => plain.createQueryCompiler(),
     createIntrospector: (db) => plain.createIntrospector(db),
