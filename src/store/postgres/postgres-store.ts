@@ -50,11 +50,8 @@ export class PostgresStore extends KyselyStore {
     this.deliveryQueue = this.queue;
     this.jobQueue = new PostgresJobQueue(this.db, LOCK_NAMESPACE, () => connections.listenClient());
     const writer = new PostgresUnitWriter(connections.pool);
-    // Two batches in flight: while one commits, the next gathers the units that arrive meanwhile,
-    // so batches grow with the load (docs/benchmarks.md has the runs with one, two and three);
-    // with one, a batch held up by a lock would stop every write of the instance. 100 units bound
-    // a statement's size.
-    this.batcher = new WriteBatcher((batch) => writer.flush(batch), { maxInFlight: 2, maxUnits: 100 });
+    // A few batches in flight at once leave pool connections for reads; 100 units keep a statement's parameters bounded.
+    this.batcher = new WriteBatcher((batch) => writer.flush(batch), { maxInFlight: 3, maxUnits: 100 });
   }
 
   private readonly batcher: WriteBatcher;
