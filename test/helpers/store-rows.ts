@@ -1,6 +1,7 @@
 // Rows the store suites need before the rows they test: an account with one channel and one
 // contact, written straight through the store (no API, no service).
 import type { Store } from '../../src/store/store.js';
+import type { ChannelRow } from '../../src/store/repos/channels.js';
 
 export interface SeededContact {
   account: number;
@@ -8,17 +9,18 @@ export interface SeededContact {
   contact: number;
 }
 
-/** Writes account `ids.account`, its channel of `type` and one contact with the given address. */
-export async function seedChannelContact(
-  store: Store,
-  ids: SeededContact,
-  options: { type: string; externalId?: string | null; phoneNumber?: string | null },
-): Promise<void> {
-  await store.accounts.insert({ id: ids.account, name: 'a', plan: 'free', hourly_limit: null, concurrency_limit: null, created_at: 1 });
+/**
+ * Writes account `ids.account` (unless it exists already) and its channel `ids.channel` of `type`,
+ * with `columns` over the defaults (no webhook).
+ */
+export async function seedChannel(store: Store, ids: { account: number; channel: number }, type: string, columns: Partial<ChannelRow> = {}): Promise<void> {
+  if (!(await store.accounts.find(ids.account))) {
+    await store.accounts.insert({ id: ids.account, name: 'a', plan: 'free', hourly_limit: null, concurrency_limit: null, created_at: 1 });
+  }
   await store.channels.insert({
     id: ids.channel,
     account_id: ids.account,
-    type: options.type,
+    type,
     name: 'c',
     mode: 'production',
     config: '{}',
@@ -30,7 +32,17 @@ export async function seedChannelContact(
     settings: '{}',
     created_at: 1,
     updated_at: 1,
+    ...columns,
   });
+}
+
+/** Writes account `ids.account`, its channel of `type` and one contact with the given address. */
+export async function seedChannelContact(
+  store: Store,
+  ids: SeededContact,
+  options: { type: string; externalId?: string | null; phoneNumber?: string | null },
+): Promise<void> {
+  await seedChannel(store, ids, options.type);
   await store.contacts.insert({
     id: ids.contact,
     account_id: ids.account,

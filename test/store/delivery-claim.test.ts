@@ -4,6 +4,7 @@ import { dialects, openTestStore, type TestDatabase } from '../helpers/databases
 import type { Store } from '../../src/store/store.js';
 import type { ClaimRequest } from '../../src/store/delivery-queue.js';
 import { pickFair, type ScannedRow } from '../../src/store/delivery-rows.js';
+import { seedChannel } from '../helpers/store-rows.js';
 
 describe('pickFair', () => {
   const rows: ScannedRow[] = [
@@ -46,27 +47,8 @@ for (const { dialect, skip } of await dialects()) {
       await db?.drop();
     });
 
-    async function channel(accountId: number, channelId: number): Promise<void> {
-      if (!(await store.accounts.find(accountId))) {
-        await store.accounts.insert({ id: accountId, name: 'a', plan: 'free', hourly_limit: null, concurrency_limit: null, created_at: 1 });
-      }
-      await store.channels.insert({
-        id: channelId,
-        account_id: accountId,
-        type: 'service_chat',
-        name: 'c',
-        mode: 'production',
-        config: '{}',
-        secrets: null,
-        webhook_id: 7,
-        webhook_url: 'http://127.0.0.1:9/hook',
-        webhook_secret: null,
-        webhook_ssl_verification: 1,
-        settings: '{}',
-        created_at: 1,
-        updated_at: 1,
-      });
-    }
+    const channel = (account: number, channel: number) =>
+      seedChannel(store, { account, channel }, 'service_chat', { webhook_id: 7, webhook_url: 'http://127.0.0.1:9/hook' });
 
     /** A pending delivery due at `dueAt`, of an event with this correlation id; answers the delivery id. */
     async function due(accountId: number, channelId: number, dueAt: number, correlationId: string | null = null): Promise<number> {

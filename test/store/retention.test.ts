@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Insertable } from 'kysely';
 import { dialects, openTestStore, type TestDatabase } from '../helpers/databases.js';
+import { seedChannel } from '../helpers/store-rows.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import type { Database } from '../../src/store/schema.js';
@@ -238,23 +239,7 @@ for (const { dialect, skip } of await dialects()) {
         },
       };
       files = new StoredFiles({ store, files: fileStore, clock, baseUrl: BASE_URL });
-      await store.accounts.insert({ id: ACCOUNT, name: 'a', plan: 'free', hourly_limit: null, concurrency_limit: null, created_at: 1 });
-      await store.channels.insert({
-        id: CHANNEL,
-        account_id: ACCOUNT,
-        type: 'service_chat',
-        name: 'c',
-        mode: 'production',
-        config: '{}',
-        secrets: null,
-        webhook_id: 1,
-        webhook_url: 'https://example.com/hook',
-        webhook_secret: null,
-        webhook_ssl_verification: 1,
-        settings: '{}',
-        created_at: 1,
-        updated_at: 1,
-      });
+      await seedChannel(store, { account: ACCOUNT, channel: CHANNEL }, 'service_chat', { webhook_id: 1, webhook_url: 'https://example.com/hook' });
 
       // Webhook deliveries (30 days from their last change): events made recently, so only the delivery's age counts.
       const hookEvent = await event(NOW - DAY);
