@@ -99,8 +99,9 @@ for (const { dialect, skip, test } of await dialects()) {
           const chains = await probe.db.selectFrom('failovers').select(['id', 'state', 'step']).execute();
           const jobs = await probe.db.selectFrom('jobs').select(['message_id', 'kind', 'status', 'attempts', 'run_at', 'instance_id', 'last_error']).execute();
           const msgs = await probe.db.selectFrom('messages').select(['id', 'status']).execute();
-          process.stderr.write(`${JSON.stringify({ chains, jobs, msgs, now: Date.now() })}\n${live.server.output().slice(-3000)}\n`);
-          throw error;
+          // In the error itself: what a test file prints may not reach the run's report.
+          const state = `${JSON.stringify({ chains, jobs, msgs, now: Date.now() })}\n${live.server.output().slice(-3000)}`;
+          throw new Error(`${error instanceof Error ? error.message : String(error)}\n${state}`, { cause: error });
         });
         assert.equal(steps.length, CHAINS * 3, 'three steps per chain, each once');
         for (const first of firsts) {
