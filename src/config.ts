@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ChatLimitSettings } from './domain/webchat/limits.js';
@@ -206,18 +206,45 @@ export function newEncryptionKey(): string {
   return randomBytes(32).toString('base64');
 }
 
+function readKeyFile(file: string): string {
+  const key = readFileSync(file, 'utf8').trim();
+  if (!KEY_FORM.test(key)) throw new ConfigError(`Invalid configuration: ENCRYPTION_KEY is not set and ${file} does not hold a key (32 bytes, base64)`);
+  return key;
+}
+
+/**
+ * Puts `key` in `file` unless the file exists, and answers the key the file holds: `key`, or the
+ * one of a process that made the file first. The key is written whole to a file of its own and
+ * then linked to its name, which fails if the name is taken: processes starting at once on one
+ * data folder all end up with the same key, and none reads a file half written.
+ */
+export function claimKeyFile(file: string, key: string): string {
+  const draft = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`;
+  writeFileSync(draft, `${key}\n`, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
+  try {
+    chmodSync(draft, PRIVATE_FILE_MODE);
+    linkSync(draft, file);
+    return key;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readKeyFile(file);
+    // A file system without hard links: the name made exclusively, then written.
+    try {
+      writeFileSync(file, `${key}\n`, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
+      return key;
+    } catch (fallback) {
+      if ((fallback as NodeJS.ErrnoException).code === 'EEXIST') return readKeyFile(file);
+      throw error;
+    }
+  } finally {
+    rmSync(draft, { force: true });
+  }
+}
+
 /** The encryption key comes from configuration, or is generated once into the data folder. */
 function loadOrCreateKey(file: string): string {
-  if (existsSync(file)) {
-    const key = readFileSync(file, 'utf8').trim();
-    if (!KEY_FORM.test(key)) throw new ConfigError(`Invalid configuration: ENCRYPTION_KEY is not set and ${file} does not hold a key (32 bytes, base64)`);
-    return key;
-  }
+  if (existsSync(file)) return readKeyFile(file);
   ensurePrivateDirSync(dirname(file));
-  const key = newEncryptionKey();
-  writeFileSync(file, `${key}\n`, { mode: PRIVATE_FILE_MODE });
-  chmodSync(file, PRIVATE_FILE_MODE);
-  return key;
+  return claimKeyFile(file, newEncryptionKey());
 }
 
 export function loadConfig(env: Environment = process.env): Config {

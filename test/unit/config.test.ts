@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, loadSettings, ConfigError } from '../../src/config.js';
+import { claimKeyFile, keyFileOf, loadConfig, loadSettings, newEncryptionKey, ConfigError } from '../../src/config.js';
 import { CONNECTOR_SETTINGS } from '../../src/connectors/registry-defaults.js';
 
 const dataDir = () => mkdtempSync(join(tmpdir(), 'parley-config-'));
@@ -25,6 +25,21 @@ test('an encryption key is generated once into the data folder and reused', () =
   assert.equal(Buffer.from(first, 'base64').length, 32);
   assert.equal(readFileSync(join(dir, 'encryption.key'), 'utf8').trim(), first);
   assert.equal(loadConfig({ DATA_DIR: dir }).encryptionKey, first);
+});
+
+test('a process that finds the key file made by another since it looked takes that key and leaves the file as it is', () => {
+  // Processes starting at once on one data folder: each saw no file, and one made it first.
+  const dir = dataDir();
+  const file = keyFileOf(dir);
+  const mine = newEncryptionKey();
+  assert.equal(claimKeyFile(file, mine), mine);
+  assert.equal(statSync(file).mode & 0o777, 0o600);
+  const theirs = newEncryptionKey();
+  assert.equal(claimKeyFile(file, theirs), mine);
+  assert.equal(readFileSync(file, 'utf8').trim(), mine);
+  assert.equal(loadConfig({ DATA_DIR: dir }).encryptionKey, mine);
+  // Each attempt's own draft is gone.
+  assert.deepEqual(readdirSync(dir), ['encryption.key']);
 });
 
 test('where the key and the public address come from: a set value, or the key file and the default', () => {
