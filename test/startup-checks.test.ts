@@ -251,7 +251,14 @@ for (const { dialect, skip, test } of await dialects()) {
         const env = await freshEnv(dialect, { BOOTSTRAP_ACCOUNT: 'true' });
         const ports = [await freePort(), await freePort(), await freePort()];
         // Started together, each one reaches the first-account check at about the same moment.
-        const servers = await Promise.all(ports.map((port) => startServerProcess({ ...env, PUBLIC_URL: 'http://127.0.0.1:1/v1' }, port)));
+        const started = await Promise.allSettled(ports.map((port) => startServerProcess({ ...env, PUBLIC_URL: 'http://127.0.0.1:1/v1' }, port)));
+        const servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+        const refused = started.find((s) => s.status === 'rejected');
+        if (refused) {
+          // The ones that started are stopped, or they would outlive the test and hold its process.
+          for (const server of servers) await server.stop('SIGKILL');
+          throw refused.reason;
+        }
         for (const server of servers) assert.equal(await server.stop(), 0);
         const tokens = servers.flatMap((server) => server.output().match(new RegExp(TOKEN.source, 'g')) ?? []);
         assert.equal(new Set(tokens).size, 1, servers.map((server) => server.output()).join('\n---\n'));

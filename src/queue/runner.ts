@@ -140,6 +140,9 @@ export class QueueRunner<Held, Running, Outcome> {
     let failures = 0;
     const admission = this.kind.admission;
     while (this.running) {
+      // Checked on every turn, claiming or not: a runner that keeps claiming (its rows held back by
+      // a job of a process that ended, say) must still free what that process held.
+      if (this.wall.now() - this.lastSweep > (this.o.sweepMs ?? SWEEP_MS)) await this.sweep(null);
       if (admission.room() > 0 && (this.woken || admission.wantsClaim())) {
         const empty = this.lastClaimEmpty && this.o.emptyClaimGapFactor !== undefined;
         const factor = empty ? this.o.emptyClaimGapFactor : this.o.wakeClaimGapFactor;
@@ -163,7 +166,6 @@ export class QueueRunner<Held, Running, Outcome> {
         }
         continue;
       }
-      if (this.wall.now() - this.lastSweep > (this.o.sweepMs ?? SWEEP_MS)) await this.sweep(null);
       await this.waitForSignal(this.o.pollMs, true);
     }
   }

@@ -6,6 +6,7 @@ import { ApiClient } from '../helpers/api-client.js';
 import { openStore } from '../../src/store/open.js';
 import { accountWithToken, baseEnv, spawnServer, waitUntilReady, type ServerProcess } from '../helpers/processes.js';
 import { eventually } from '../helpers/waits.js';
+import { sql } from 'kysely';
 import { makeChannels, newPhone, startStandIns, type Channels, type StandIns } from './stand-ins.js';
 
 const CHAINS = 12;
@@ -99,8 +100,13 @@ for (const { dialect, skip, test } of await dialects()) {
           const chains = await probe.db.selectFrom('failovers').select(['id', 'state', 'step']).execute();
           const jobs = await probe.db.selectFrom('jobs').select(['message_id', 'kind', 'status', 'attempts', 'run_at', 'instance_id', 'last_error']).execute();
           const msgs = await probe.db.selectFrom('messages').select(['id', 'status']).execute();
+          const leases = (
+            await sql<{ objid: string; pid: number }>`select objid::text, pid from pg_locks where locktype = 'advisory' and granted`
+              .execute(probe.db)
+              .catch(() => ({ rows: [] }))
+          ).rows;
           // In the error itself: what a test file prints may not reach the run's report.
-          const state = `${JSON.stringify({ chains, jobs, msgs, now: Date.now() })}\n${live.server.output().slice(-3000)}`;
+          const state = `${JSON.stringify({ chains, jobs, msgs, leases, now: Date.now() })}\n${live.server.output().slice(-3000)}`;
           throw new Error(`${error instanceof Error ? error.message : String(error)}\n${state}`, { cause: error });
         });
         assert.equal(steps.length, CHAINS * 3, 'three steps per chain, each once');
