@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { QueueRunner } from '../../src/queue/runner.js';
 import type { Admission, Lease, TaskContext, TaskKind, TaskSource } from '../../src/queue/task.js';
 import { createLogger } from '../../src/lib/logger.js';
-import { expectQuiet } from '../helpers/waits.js';
+import { eventually, expectQuiet } from '../helpers/waits.js';
 
 /**
  * The runner's pacing options (queue/runner.ts): claims woken by new work wait for
@@ -24,6 +24,7 @@ function memoryKind() {
   let claimDelayMs = 0;
   let leftOut = true;
   const waiting: number[] = [];
+  let sweeps = 0;
   const source: TaskSource<number, number> = {
     async claim(_lease: Lease, limit: number) {
       // A claim that reads a large backlog takes its time.
@@ -39,7 +40,10 @@ function memoryKind() {
       return Promise.resolve();
     },
     release: () => Promise.resolve(),
-    releaseOrphans: () => Promise.resolve(0),
+    releaseOrphans: () => {
+      sweeps += 1;
+      return Promise.resolve(0);
+    },
     subscribe: () => () => Promise.resolve(),
     leftOutLimited: () => leftOut,
   };
@@ -75,6 +79,7 @@ function memoryKind() {
     setWantsMore: (v: boolean) => (wantsMore = v),
     setClaimDelay: (ms: number) => (claimDelayMs = ms),
     setLeftOut: (v: boolean) => (leftOut = v),
+    sweeps: () => sweeps,
   };
 }
 
@@ -204,4 +209,21 @@ test('without a flush delay, outcomes ending in different turns are written apar
   await runner.stop();
   assert.ok(m.writes.length > 1, `one write-back: ${JSON.stringify(m.writes)}`);
   assert.deepEqual(m.writes.flat().sort(), [1, 2, 3, 4]);
+});
+
+test('a runner that keeps claiming still frees the leases of processes that ended, every sweepMs', async () => {
+  const m = memoryKind();
+  // The admission asks for a claim on every turn and each finds nothing (rows held back, say):
+  // the runner never waits, and its sweep must come all the same.
+  m.setWantsMore(true);
+  m.setClaimDelay(1);
+  const runner = new QueueRunner(m.kind, { ...options, sweepMs: 50 });
+  runner.start();
+  try {
+    await eventually(async () => (m.sweeps() >= 3 ? true : undefined), 5_000, 'three sweeps while claiming');
+    assert.ok(m.claims.length > 3, 'it kept claiming meanwhile');
+  } finally {
+    m.setWantsMore(false);
+    await runner.stop();
+  }
 });
