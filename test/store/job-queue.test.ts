@@ -346,6 +346,25 @@ for (const { dialect, skip } of await dialects()) {
       }
     });
 
+    test("an instance number leased on another database keeps none of this one's orphans", { skip: dialect !== 'postgres' }, async () => {
+      // Two stores on a database of their own lease numbers there; the one this store does not hold is dead here.
+      const elsewhere = await openTestStore('postgres');
+      const second = await openStore(elsewhere.db.url);
+      try {
+        const dead = [elsewhere.store.idInstance(), second.idInstance()].find((n) => n !== store.idInstance())!;
+        const kind = 'orphan-elsewhere';
+        const j = job(kind, { maxAttempts: 2 });
+        await store.jobQueue.enqueue([j]);
+        assert.equal((await store.jobQueue.claim(claimRequest([kind], { instanceId: dead }))).length, 1);
+        assert.equal(await store.jobQueue.releaseOrphans(null), 1);
+        assert.equal((await row(j.id)).status, 'pending');
+      } finally {
+        await second.close();
+        await elsewhere.store.close();
+        await elsewhere.db.drop();
+      }
+    });
+
     test('a job past expires_at is not run and ends expired', async () => {
       const kind = `expiry-${dialect}`;
       const stale = job(kind, { expiresAt: clock.now() + 1000, runAt: clock.now() });

@@ -4,6 +4,7 @@ import type { Database } from '../schema.js';
 import type { ClaimedDelivery, ClaimRequest, DeliveryOutcome, DeliveryQueue } from '../delivery-queue.js';
 import { attemptTuples, outcomeTuples, type ClaimedRow, toClaimed } from '../delivery-rows.js';
 import { announcer, listen } from './listen.js';
+import { leasedInstanceNumbers } from './instance-lease.js';
 
 const CHANNEL = 'parley_deliveries_due';
 
@@ -118,9 +119,7 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
     const result = await sql`
       UPDATE deliveries SET locked_until = NULL, lease_id = NULL
       WHERE status = 'pending' AND locked_until IS NOT NULL
-        AND (${own} OR locked_by IS NULL OR locked_by NOT IN (
-          SELECT objid::bigint FROM pg_locks
-          WHERE locktype = 'advisory' AND classid = ${this.lockNamespace}::bigint::oid AND objsubid = 2 AND granted))`.execute(this.wdb);
+        AND (${own} OR locked_by IS NULL OR locked_by NOT IN (${leasedInstanceNumbers(this.lockNamespace)}))`.execute(this.wdb);
     return Number(result.numAffectedRows ?? 0);
   }
 

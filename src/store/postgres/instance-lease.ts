@@ -1,10 +1,20 @@
 import type pg from 'pg';
+import { sql } from 'kysely';
 import type { Logger } from '../../lib/logger.js';
 import { MAX_INSTANCES } from '../../lib/ids.js';
 import { StoreUnavailable } from '../errors.js';
 
 /** Advisory-lock namespace for instance leases ("parley" in ASCII). */
 export const LOCK_NAMESPACE = 0x70726c79;
+
+/**
+ * The instance numbers leased on this database now, as a subquery. pg_locks lists the advisory
+ * locks of every database of the server, and another database's Parley holds the same numbers.
+ */
+export const leasedInstanceNumbers = (lockNamespace: number) => sql`
+  SELECT objid::bigint FROM pg_locks
+  WHERE locktype = 'advisory' AND classid = ${lockNamespace}::bigint::oid AND objsubid = 2 AND granted
+    AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
 
 /** How often the lease's connection is checked: a silent network cut ends no socket by itself. */
 const CHECK_EVERY_MS = 5_000;

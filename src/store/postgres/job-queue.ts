@@ -5,6 +5,7 @@ import type { ClaimedJob, EndableRequest, EndedJob, JobClaimRequest, JobOutcome,
 import { jobRow, toClaimedJobs, type ClaimedJobRow } from '../job-rows.js';
 import { ENDED_LEASE, endJobs, findEndable } from '../job-sweep.js';
 import { announcer, listen } from './listen.js';
+import { leasedInstanceNumbers } from './instance-lease.js';
 
 const CHANNEL = 'parley_jobs_due';
 
@@ -150,9 +151,7 @@ export class PostgresJobQueue implements JobQueue {
         -- The last attempt's lease ends with its process: the end sweep fails the job (and its kind is told).
         leased_until = CASE WHEN attempts < max_attempts THEN NULL ELSE ${ENDED_LEASE}::bigint END
       WHERE status = 'running' AND leased_until <> ${ENDED_LEASE}
-        AND (${own} OR instance_id IS NULL OR instance_id NOT IN (
-          SELECT objid::bigint FROM pg_locks
-          WHERE locktype = 'advisory' AND classid = ${this.lockNamespace}::bigint::oid AND objsubid = 2 AND granted))`.execute(this.db);
+        AND (${own} OR instance_id IS NULL OR instance_id NOT IN (${leasedInstanceNumbers(this.lockNamespace)}))`.execute(this.db);
     return Number(result.numAffectedRows ?? 0);
   }
 
