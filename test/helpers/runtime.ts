@@ -1,4 +1,5 @@
 import { createServer, type AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { loadConfig } from '../../src/config.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime.js';
 import { createTestDatabase, type Dialect, type TestDatabase } from './databases.js';
@@ -110,14 +111,43 @@ async function startService(dialect: Dialect, options: TestServerOptions, listen
   };
 }
 
-/** A port that was free a moment ago; {base_url} must name the real port before the app is built. */
-export function freePort(): Promise<number> {
+/**
+ * A port that was free a moment ago; {base_url} must name the real port before the app is built.
+ * Taken below the kernel's range of ephemeral ports, so that no outgoing connection (to the
+ * database, between processes) can take it before whoever it is for listens on it.
+ */
+export async function freePort(): Promise<number> {
+  const below = ephemeralLow();
+  for (let attempt = 0; attempt < 50 && below > PORTS_FROM + 1_000; attempt++) {
+    const port = PORTS_FROM + Math.floor(Math.random() * (below - PORTS_FROM));
+    const taken = await bindAndRelease(port).then(
+      () => false,
+      () => true,
+    );
+    if (!taken) return port;
+  }
+  return bindAndRelease(0);
+}
+
+/** Test ports are chosen from here up to the ephemeral range (well above the usual services' ports). */
+const PORTS_FROM = 10_000;
+
+function ephemeralLow(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Listens on `port` (0: any) of 127.0.0.1, closes, and answers the port. */
+function bindAndRelease(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
+    server.listen(port, '127.0.0.1', () => {
+      const bound = (server.address() as AddressInfo).port;
+      server.close(() => resolve(bound));
     });
   });
 }
