@@ -52,17 +52,18 @@ async function makeFirstAccount(runtime: Runtime): Promise<void> {
 const LAST_REQUESTS_MS = 1_000;
 
 /**
- * The drain of SHUTDOWN_DRAIN_SECONDS: the process answers on (unready, each answer closing its
- * connection); then it stops accepting connections, and the connections still open get a moment
- * to bring a request already on its way (answered, then closed) before close() ends the idle
- * ones. Closing an idle connection races with a request the peer may be sending on it; after this
- * only connections idle for a while are left, which a proxy reuses last.
+ * The drain of SHUTDOWN_DRAIN_SECONDS: the process answers on, unready, keeping its connections
+ * alive, so a proxy goes on using the ones it holds instead of opening new ones. Then it stops
+ * accepting connections (a proxy's new ones are refused, which it sends to another instance), and
+ * the connections still open get a moment in which each answer closes its connection; close()
+ * then ends the idle ones, which a proxy that has seen the refusals no longer uses.
  */
 async function drain(runtime: Runtime, drainMs: number): Promise<void> {
   if (drainMs <= 0) return;
   await delay(drainMs);
   // The listening socket alone: http.Server.close() would also end the idle connections at once.
   NetServer.prototype.close.call(runtime.app.server);
+  runtime.logger.info('stopped accepting connections');
   await delay(LAST_REQUESTS_MS);
 }
 
@@ -113,7 +114,7 @@ export async function serve(config: Config): Promise<Runtime> {
     force.unref();
     const drainMs = config.role === 'worker' ? 0 : config.shutdownDrainMs;
     runtime.logger.info({ signal, drainMs }, 'shutting down');
-    // Not ready from now on, and every answer closes its connection; the listener closes after the drain.
+    // Not ready from now on; the listener closes after the drain.
     runtime.beginShutdown();
     // A signal during the start lets it finish (the first account's token is printed whole); a start that failed ends the process itself.
     start.then(

@@ -1,15 +1,30 @@
 import { describe, after } from 'node:test';
+import { connect } from 'node:net';
 import assert from 'node:assert/strict';
 import { Agent, request } from 'undici';
 import { dialects, createTestDatabase, type TestDatabase } from './helpers/databases.js';
 import { accountWithToken, baseEnv, startServerProcess } from './helpers/processes.js';
 import { freePort } from './helpers/runtime.js';
 
+/** Opens a new TCP connection (not one a pool holds) to `origin`, and closes it. */
+function connectOnce(origin: string): Promise<void> {
+  const { hostname, port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => {
+      socket.destroy();
+      resolve();
+    });
+    socket.once('error', reject);
+  });
+}
+
 /**
  * SHUTDOWN_DRAIN_SECONDS: after SIGTERM a process with an HTTP listener goes on answering for
- * that long, not ready, closing each connection after its answer; then it closes. A proxy's
- * kept-alive connection is thus ended by an answer, never cut under a request on its way (which
- * a proxy cannot send again when it is a POST). Without it the process closes at once.
+ * that long, not ready, keeping its connections alive (a proxy uses the ones it holds rather than
+ * opening new ones, which the listener's close would reset). Then it stops accepting connections,
+ * answers for a second more on the open ones, each answer closing its connection, and closes. A
+ * proxy's kept-alive connection is thus ended by an answer, never cut under a request on its way
+ * (which a proxy cannot send again when it is a POST). Without it the process closes at once.
  */
 for (const { dialect, skip, test } of await dialects()) {
   describe(`Shutdown drain (${dialect})`, { skip }, () => {
@@ -28,7 +43,7 @@ for (const { dialect, skip, test } of await dialects()) {
       return { server, token, origin: server.origin };
     };
 
-    test('with a drain: not ready, each answer closes its connection, then the process exits on time', async () => {
+    test('with a drain: not ready and kept alive, then refusing connections while each answer closes its connection, then exiting on time', async () => {
       const { server, token, origin } = await start({ SHUTDOWN_DRAIN_SECONDS: '2' });
       // One kept-alive connection, as a proxy holds them.
       const agent = new Agent({ connections: 1, pipelining: 1 });
@@ -50,14 +65,22 @@ for (const { dialect, skip, test } of await dialects()) {
           readyBody.errors.some((e) => /shutting down/.test(e.message)),
           JSON.stringify(readyBody),
         );
-        assert.equal(ready.headers.connection, 'close');
+        assert.notEqual(ready.headers.connection, 'close', 'kept alive during the drain');
 
-        // The API still answers during the drain, each answer ending its connection.
+        // The API still answers during the drain, on the same connection.
         const during = await get('/v1/channels');
         await during.body.text();
         assert.equal(during.statusCode, 200);
-        assert.equal(during.headers.connection, 'close');
+        assert.notEqual(during.headers.connection, 'close');
         assert.equal(server.child.exitCode, null, 'still running during the drain');
+
+        // After the drain: new connections are refused, and the open one gets one answer that closes it.
+        await server.waitForLine(/stopped accepting connections/);
+        await assert.rejects(connectOnce(origin), /ECONNREFUSED/, 'a new connection is refused');
+        const last = await get('/v1/channels');
+        await last.body.text();
+        assert.equal(last.statusCode, 200);
+        assert.equal(last.headers.connection, 'close');
 
         const { code } = await server.exited;
         const took = Date.now() - signalled;

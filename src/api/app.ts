@@ -47,8 +47,9 @@ export interface AppOptions {
   bodyLimitBytes: number;
   tls?: { certFile: string; keyFile: string } | undefined;
   /**
-   * True once the process is shutting down (SIGTERM, before it closes): each answer then closes its
-   * connection, so a proxy or client stops reusing it while the process still answers.
+   * True once the process is shutting down (SIGTERM). Once its listener has also closed (the end
+   * of the drain), each answer closes its connection, so a proxy stops reusing it while the
+   * process still answers.
    */
   draining?: () => boolean;
   /** Told of every answered request with its route template (metrics); absent, requests pay nothing. */
@@ -108,8 +109,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     void reply.header('X-Request-Id', request.id);
     if (hsts) void reply.header('Strict-Transport-Security', HSTS);
     // Node ends the connection after an answer that says so: closed by us after an answer, never
-    // cut under a request the peer has just sent on it.
-    if (draining()) void reply.header('Connection', 'close');
+    // cut under a request the peer has just sent on it. Not before the listener closes: a proxy
+    // would open a new connection for each request, and a connection still waiting to be accepted
+    // when the listener closes is reset by the kernel after the proxy has sent its request on it.
+    if (draining() && !app.server.listening) void reply.header('Connection', 'close');
     if (!closing) return done();
     void reply
       .code(503)

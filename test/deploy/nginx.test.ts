@@ -382,7 +382,7 @@ describe('Parley behind the shipped nginx configuration (postgres)', { skip }, (
     const loops = Array.from({ length: 6 }, loop);
     try {
       await sleep(1_000);
-      // SIGTERM: the instance drains (answers, not ready, closing each connection), then closes; nginx sends the rest to the other.
+      // SIGTERM: the instance drains (answers, not ready, kept alive), refuses new connections while each answer closes its own, then closes; nginx sends the rest to the other.
       assert.equal(await servers[0]!.stop(), 0);
       servers[0] = await startServerProcess(serverEnv, apiPorts[0]!);
       await sleep(1_000);
