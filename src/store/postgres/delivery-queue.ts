@@ -16,6 +16,49 @@ export interface QueueConnections {
 }
 
 /**
+ * The claim and the write-back run as named prepared statements on the worker's connections:
+ * parsed and planned once per connection instead of on every call (planning was about a third of
+ * a claim's time in the database). One text each, so the excluded channels and accounts are arrays.
+ */
+const CLAIM = `
+  WITH scan AS MATERIALIZED (
+    SELECT id, channel_id, account_id, next_attempt_at FROM deliveries
+    WHERE status = 'pending' AND next_attempt_at <= $1
+      AND (locked_until IS NULL OR locked_until < $2)
+      AND channel_id <> ALL ($10::bigint[]) AND account_id <> ALL ($11::bigint[])
+    ORDER BY next_attempt_at, id
+    LIMIT $3
+    FOR UPDATE SKIP LOCKED),
+  picked AS (
+    SELECT id FROM (
+      SELECT id, next_attempt_at,
+        row_number() OVER (PARTITION BY channel_id ORDER BY next_attempt_at, id) AS rn,
+        row_number() OVER (PARTITION BY account_id ORDER BY next_attempt_at, id) AS an,
+        min(account_id) OVER () = max(account_id) OVER () AS alone
+      FROM scan) ranked
+    WHERE rn <= $4 AND (an <= $5 OR alone)
+    ORDER BY next_attempt_at, id
+    LIMIT $6)
+  UPDATE deliveries d SET locked_until = $7, lease_id = $8, locked_by = $9
+  FROM picked p, events e
+  WHERE d.id = p.id AND e.id = d.event_id
+  RETURNING d.id, d.event_id, d.account_id, d.channel_id, d.webhook_id, d.attempts, e.type AS event_type, e.body, e.correlation_id`;
+
+const COMPLETE = `
+  WITH tried AS (
+    INSERT INTO delivery_attempts (id, delivery_id, attempted_at, url, status_code, duration_ms, response_excerpt, error)
+    SELECT (j->>0)::bigint, (j->>1)::bigint, (j->>2)::bigint, j->>3, (j->>4)::int, (j->>5)::int, j->>6, j->>7
+    FROM json_array_elements($1::json) AS a(j)
+    WHERE EXISTS (SELECT 1 FROM deliveries x WHERE x.id = (j->>1)::bigint)
+    RETURNING 1)
+  UPDATE deliveries d SET status = v.status, attempts = v.attempts, next_attempt_at = v.next_at, locked_until = NULL,
+    last_status_code = v.code, last_error = v.error, updated_at = v.updated_at
+  FROM (SELECT (j->>0)::bigint AS id, (j->>1)::bigint AS lease_id, j->>2 AS status, (j->>3)::int AS attempts,
+               (j->>4)::bigint AS next_at, (j->>5)::int AS code, j->>6 AS error, (j->>7)::bigint AS updated_at
+        FROM json_array_elements($2::json) AS r(j)) AS v
+  WHERE d.id = v.id AND d.lease_id = v.lease_id`;
+
+/**
  * The queue on PostgreSQL, shared by any number of worker processes. A claim locks the earliest
  * due rows with FOR UPDATE SKIP LOCKED, so two workers claiming at once look at disjoint rows
  * without waiting for each other, picks at most `perChannel` of each channel among them (and
@@ -50,30 +93,23 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
 
   async claim(r: ClaimRequest): Promise<ClaimedDelivery[]> {
     if (r.limit <= 0) return [];
-    const excluded = r.excludeChannels.length > 0 ? sql`AND channel_id NOT IN (${sql.join(r.excludeChannels)})` : sql``;
-    const excludedAccounts = r.excludeAccounts.length > 0 ? sql`AND account_id NOT IN (${sql.join(r.excludeAccounts)})` : sql``;
-    const { rows } = await sql<ClaimedRow>`
-      WITH scan AS MATERIALIZED (
-        SELECT id, channel_id, account_id, next_attempt_at FROM deliveries
-        WHERE status = 'pending' AND next_attempt_at <= ${r.now}
-          AND (locked_until IS NULL OR locked_until < ${r.leaseNow}) ${excluded} ${excludedAccounts}
-        ORDER BY next_attempt_at, id
-        LIMIT ${r.scanLimit}
-        FOR UPDATE SKIP LOCKED),
-      picked AS (
-        SELECT id FROM (
-          SELECT id, next_attempt_at,
-            row_number() OVER (PARTITION BY channel_id ORDER BY next_attempt_at, id) AS rn,
-            row_number() OVER (PARTITION BY account_id ORDER BY next_attempt_at, id) AS an,
-            min(account_id) OVER () = max(account_id) OVER () AS alone
-          FROM scan) ranked
-        WHERE rn <= ${r.perChannel} AND (an <= ${r.perAccount} OR alone)
-        ORDER BY next_attempt_at, id
-        LIMIT ${r.limit})
-      UPDATE deliveries d SET locked_until = ${r.leaseUntil}, lease_id = ${r.leaseId}, locked_by = ${r.instanceId}
-      FROM picked p, events e
-      WHERE d.id = p.id AND e.id = d.event_id
-      RETURNING d.id, d.event_id, d.account_id, d.channel_id, d.webhook_id, d.attempts, e.type AS event_type, e.body, e.correlation_id`.execute(this.wdb);
+    const { rows } = await this.connections.pool().query<ClaimedRow>({
+      name: 'parley_delivery_claim',
+      text: CLAIM,
+      values: [
+        r.now,
+        r.leaseNow,
+        r.scanLimit,
+        r.perChannel,
+        r.perAccount,
+        r.limit,
+        r.leaseUntil,
+        r.leaseId,
+        r.instanceId,
+        r.excludeChannels,
+        r.excludeAccounts,
+      ],
+    });
     return toClaimed(rows);
   }
 
@@ -83,21 +119,11 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
    */
   async complete(outcomes: readonly DeliveryOutcome[]): Promise<void> {
     if (outcomes.length === 0) return;
-    const attempts = JSON.stringify(attemptTuples(outcomes));
-    const results = JSON.stringify(outcomeTuples(outcomes));
-    await sql`
-      WITH tried AS (
-        INSERT INTO delivery_attempts (id, delivery_id, attempted_at, url, status_code, duration_ms, response_excerpt, error)
-        SELECT (j->>0)::bigint, (j->>1)::bigint, (j->>2)::bigint, j->>3, (j->>4)::int, (j->>5)::int, j->>6, j->>7
-        FROM json_array_elements(${attempts}::json) AS a(j)
-        WHERE EXISTS (SELECT 1 FROM deliveries x WHERE x.id = (j->>1)::bigint)
-        RETURNING 1)
-      UPDATE deliveries d SET status = v.status, attempts = v.attempts, next_attempt_at = v.next_at, locked_until = NULL,
-        last_status_code = v.code, last_error = v.error, updated_at = v.updated_at
-      FROM (SELECT (j->>0)::bigint AS id, (j->>1)::bigint AS lease_id, j->>2 AS status, (j->>3)::int AS attempts,
-                   (j->>4)::bigint AS next_at, (j->>5)::int AS code, j->>6 AS error, (j->>7)::bigint AS updated_at
-            FROM json_array_elements(${results}::json) AS r(j)) AS v
-      WHERE d.id = v.id AND d.lease_id = v.lease_id`.execute(this.wdb);
+    await this.connections.pool().query({
+      name: 'parley_delivery_complete',
+      text: COMPLETE,
+      values: [JSON.stringify(attemptTuples(outcomes)), JSON.stringify(outcomeTuples(outcomes))],
+    });
   }
 
   async release(ids: readonly number[], leaseId: number): Promise<void> {
