@@ -8,7 +8,6 @@ import { PostgresDeliveryQueue } from './delivery-queue.js';
 import type { JobQueue } from '../job-queue.js';
 import { PostgresJobQueue } from './job-queue.js';
 import { PostgresUnitWriter } from './unit-writer.js';
-import { namingStatements } from './named-statements.js';
 import { LeasedRateCounter } from './leased-rate-counter.js';
 import { WriteBatcher } from '../write-batcher.js';
 import type { WriteUnit } from '../write-unit.js';
@@ -42,7 +41,7 @@ export class PostgresStore extends KyselyStore {
     private readonly connections: PostgresConnections,
     private readonly lease: InstanceLease,
   ) {
-    super(new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingStatements(connections.pool) }) }));
+    super(new Kysely<Database>({ dialect: new PostgresDialect({ pool: connections.pool }) }));
     this.rateCounter = new LeasedRateCounter(this.db);
     this.queue = new PostgresDeliveryQueue(this.db, LOCK_NAMESPACE, {
       client: () => connections.listenClient(),

@@ -1,5 +1,5 @@
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { statementName } from './named-statements.js';
 import { isStoreUnavailable, translatePostgresError } from '../errors.js';
 import type { PendingUnit } from '../write-batcher.js';
 import { columnsOf, unitRows, UNIT_TABLES, type TableRows, type WriteUnit } from '../write-unit.js';
@@ -94,7 +94,7 @@ export class PostgresUnitWriter {
             .slice(0, -1)
             .map((s, i) => `w${i} as (${s})`)
             .join(', ')} ${inserts[inserts.length - 1]!}`;
-    const name = statementName('parley_unit', text);
+    const name = `parley_unit_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
     await this.pool.query({ name, text, values });
   }
 }
