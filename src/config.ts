@@ -43,7 +43,7 @@ export const ConfigSchema = Type.Object({
   DATABASE_POOL_SIZE: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   ROLE: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('api'), Type.Literal('worker')])),
-  // Seconds a process that serves HTTP keeps answering after SIGTERM, not ready and closing each connection after its answer.
+  // Seconds a process that serves HTTP keeps answering after SIGTERM, not ready, before it stops accepting connections.
   SHUTDOWN_DRAIN_SECONDS: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
   DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
   FILES_DIR: Type.Optional(Type.String({ minLength: 1 })),
@@ -121,9 +121,10 @@ export interface Config {
   publicUrlSet: boolean;
   role: 'all' | 'api' | 'worker';
   /**
-   * After SIGTERM, how long (ms) a process with an HTTP listener goes on answering before it closes:
-   * /readyz answers 503 and every answer closes its connection, so a proxy's kept-alive connections
-   * end with an answer instead of being cut while a request is on its way (docs/deploy.md#upgrades).
+   * After SIGTERM, how long (ms) a process with an HTTP listener goes on answering, not ready, before
+   * it stops accepting connections; for a second after that every answer closes its connection, so a
+   * proxy's kept-alive connections end with an answer instead of being cut while a request is on its
+   * way (docs/deploy.md#upgrades).
    */
   shutdownDrainMs: number;
   /**
