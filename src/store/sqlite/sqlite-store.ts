@@ -81,12 +81,12 @@ export class SqliteStore extends KyselyStore {
   /** WAL checkpoints in a worker thread, off the event loop (checkpointer.ts). */
   private checkpointer: Checkpointer | null = null;
 
-  /** One process owns the file: no other instance to pass messages to. */
   /** One process owns the file: its number is always 0. */
   idInstance(): number {
     return 0;
   }
 
+  /** One process owns the file: no other instance to pass messages to. */
   openClusterBus(): null {
     return null;
   }
