@@ -260,6 +260,35 @@ for (const { dialect, skip } of await dialects()) {
       );
     });
 
+    test('a claim of several kinds fills its limit kind by kind, in the order given, each in due order, lapsed leases included', async () => {
+      const t = clock.now();
+      // The second kind's jobs are due earlier than the first's: the order of the kinds still comes first.
+      const a1 = job('multi-a', { runAt: t - 10, maxAttempts: 3 });
+      const a2 = job('multi-a', { runAt: t - 5 });
+      const b1 = job('multi-b', { runAt: t - 300 });
+      const b2 = job('multi-b', { runAt: t - 200 });
+      const c1 = job('multi-c', { runAt: t - 400 });
+      const notDue = job('multi-a', { runAt: t + 1000 });
+      await store.jobQueue.enqueue([a1, a2, b1, b2, c1, notDue]);
+      // a1's lease runs out: it comes back with its kind, in due order, as the lapsed lease it is.
+      assert.equal((await store.jobQueue.claim({ ...claimRequest(['multi-a']), limit: 1 })).length, 1);
+      wall.advance(LEASE_MS + 1);
+
+      const claimed = await store.jobQueue.claim(claimRequest(['multi-a', 'multi-b', 'multi-c'], { limit: 3 }));
+      assert.deepEqual(
+        claimed.map((j) => j.id).sort((x, y) => x - y),
+        [a1.id, a2.id, b1.id].sort((x, y) => x - y),
+        'both of the first kind, then the earliest of the second; the limit leaves the rest',
+      );
+      assert.equal(claimed.find((j) => j.id === a1.id)!.attempts, 2, 'the lapsed lease is taken again, a second attempt');
+      const rest = await store.jobQueue.claim(claimRequest(['multi-c', 'multi-b']));
+      assert.deepEqual(
+        rest.map((j) => j.id).sort((x, y) => x - y),
+        [b2.id, c1.id].sort((x, y) => x - y),
+      );
+      assert.equal((await row(notDue.id)).status, 'pending', 'a job not yet due is never claimed');
+    });
+
     test('a lease that runs out is claimed again; the first holder can no longer complete it', async () => {
       const j = job('lapse', { maxAttempts: 3 });
       await store.jobQueue.enqueue([j]);

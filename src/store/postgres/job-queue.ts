@@ -10,6 +10,49 @@ import { leasedInstanceNumbers } from './instance-lease.js';
 const CHANNEL = 'parley_jobs_due';
 
 /**
+ * One running job of the kind per account (JobClaimRequest.perAccount): this process's own are in
+ * $9 (a row of its own still marked running may await its outcome's commit), other processes' by
+ * their live leases.
+ */
+const PER_ACCOUNT = `
+        AND NOT (account_id = ANY($9::bigint[]))
+        AND account_id NOT IN (SELECT account_id FROM jobs WHERE status = 'running' AND kind = k.kind AND leased_until >= $3
+          AND instance_id <> $8)`;
+
+/** Due pending jobs and lapsed leases of one kind (`k.kind`, of the kinds in $1), at most $5 of each. */
+const inState = (state: 'pending' | 'running', perAccount: boolean) => `
+    SELECT j.id, j.run_at, k.ord FROM kinds k CROSS JOIN LATERAL (
+      SELECT id, run_at FROM jobs
+      WHERE status = '${state}' AND kind = k.kind AND ${state === 'pending' ? 'run_at <= $2' : 'leased_until < $3'}
+        AND attempts < max_attempts
+        AND (expires_at IS NULL OR expires_at > $2)
+        AND NOT (channel_id = ANY($4::bigint[]))${perAccount ? PER_ACCOUNT : ''}
+      ORDER BY run_at, id
+      LIMIT $5
+      FOR UPDATE SKIP LOCKED) j`;
+
+/**
+ * $1 kinds (text[], in the order they fill the limit), $2 now, $3 lease clock now, $4 channels to
+ * skip, $5 limit, $6 lease id, $7 lease end, $8 instance, $9 (per account) accounts to skip.
+ */
+const claimSql = (perAccount: boolean) => `
+  WITH kinds AS (SELECT kind, ord FROM unnest($1::text[]) WITH ORDINALITY AS k(kind, ord)),
+  due AS MATERIALIZED (${inState('pending', perAccount)}),
+  lapsed AS MATERIALIZED (${inState('running', perAccount)}),
+  picked AS (
+    SELECT id FROM (SELECT id, run_at, ord FROM due UNION ALL SELECT id, run_at, ord FROM lapsed) AS both_states
+    ORDER BY ord, run_at, id
+    LIMIT $5)
+  UPDATE jobs j SET status = 'running', attempts = j.attempts + 1, lease_id = $6, leased_until = $7,
+    instance_id = $8, updated_at = $2
+  FROM picked p
+  WHERE j.id = p.id
+  RETURNING j.id, j.kind, j.account_id, j.channel_id, j.message_id, j.payload, j.attempts, j.max_attempts, j.expires_at`;
+
+const CLAIM = claimSql(false);
+const CLAIM_PER_ACCOUNT = claimSql(true);
+
+/**
  * The job queue on PostgreSQL, shared by any number of worker processes. A claim locks the due
  * jobs it picks with FOR UPDATE SKIP LOCKED and leases them in the same statement, so two workers
  * claiming at once take disjoint jobs without waiting for each other; the lease keeps the others
@@ -25,6 +68,8 @@ export class PostgresJobQueue implements JobQueue {
     private readonly lockNamespace: number,
     /** A client outside every pool, for LISTEN. */
     private readonly listenClient: () => pg.Client,
+    /** The query pool, for the claim's named prepared statement. */
+    private readonly pool: pg.Pool,
   ) {
     this.announce = announcer((channel) => sql`SELECT pg_notify(${channel}, '')`.execute(this.db), CHANNEL);
   }
@@ -40,59 +85,25 @@ export class PostgresJobQueue implements JobQueue {
   }
 
   /**
-   * One kind at a time, each state its own range of jobs_claim (status, kind, run_at, id) read in
-   * index order and cut at the limit, as on SQLite: with the two states in one OR and the kinds in
-   * an array, every due job is read and sorted for each claim, which a backlog makes slow.
+   * Every kind in one statement, and so one round trip: a claim asked each kind in turn, and with
+   * one kind due and three not, the claim of a send worker at 500 sends/s waited for four round
+   * trips (28 ms on average on a loaded 2-core machine). Each kind and state is still its own range
+   * of jobs_claim (status, kind, run_at, id), read in index order and cut at the limit (a lateral
+   * subquery per kind): with the two states in one OR or the kinds in one array condition, every
+   * due job is read and sorted for each claim, which a backlog makes slow. The kinds fill the limit
+   * in the order given, as before. A named prepared statement: parsed and planned once per
+   * connection.
    */
   async claim(r: JobClaimRequest): Promise<ClaimedJob[]> {
     if (r.limit <= 0 || r.kinds.length === 0) return [];
-    const claimed: ClaimedJobRow[] = [];
-    const skip = [...(r.skipChannels ?? [])];
-    const skipAccounts = [...(r.perAccount?.skipAccounts ?? [])];
-    for (const kind of r.kinds) {
-      const limit = r.limit - claimed.length;
-      if (limit <= 0) break;
-      // One running job of the kind per account (JobClaimRequest.perAccount): this process's own
-      // are in skipAccounts (a row of its own still marked running may await its outcome's
-      // commit), other processes' by their live leases.
-      const perAccount = r.perAccount
-        ? sql`AND NOT (account_id = ANY(${skipAccounts}::bigint[]))
-            AND account_id NOT IN (SELECT account_id FROM jobs WHERE status = 'running' AND kind = ${kind} AND leased_until >= ${r.leaseNow}
-              AND instance_id <> ${r.instanceId})`
-        : sql``;
-      const { rows } = await sql<ClaimedJobRow>`
-        WITH due AS MATERIALIZED (
-          SELECT id, run_at FROM jobs
-          WHERE status = 'pending' AND kind = ${kind} AND run_at <= ${r.now}
-            AND attempts < max_attempts
-            AND (expires_at IS NULL OR expires_at > ${r.now})
-            AND NOT (channel_id = ANY(${skip}::bigint[]))
-            ${perAccount}
-          ORDER BY run_at, id
-          LIMIT ${limit}
-          FOR UPDATE SKIP LOCKED),
-        lapsed AS MATERIALIZED (
-          SELECT id, run_at FROM jobs
-          WHERE status = 'running' AND kind = ${kind} AND leased_until < ${r.leaseNow}
-            AND attempts < max_attempts
-            AND (expires_at IS NULL OR expires_at > ${r.now})
-            AND NOT (channel_id = ANY(${skip}::bigint[]))
-            ${perAccount}
-          ORDER BY run_at, id
-          LIMIT ${limit}
-          FOR UPDATE SKIP LOCKED),
-        picked AS (
-          SELECT id FROM (SELECT id, run_at FROM due UNION ALL SELECT id, run_at FROM lapsed) AS both_states
-          ORDER BY run_at, id
-          LIMIT ${limit})
-        UPDATE jobs j SET status = 'running', attempts = j.attempts + 1, lease_id = ${r.leaseId}, leased_until = ${r.leaseUntil},
-          instance_id = ${r.instanceId}, updated_at = ${r.now}
-        FROM picked p
-        WHERE j.id = p.id
-        RETURNING j.id, j.kind, j.account_id, j.channel_id, j.message_id, j.payload, j.attempts, j.max_attempts, j.expires_at`.execute(this.db);
-      claimed.push(...rows);
-    }
-    return toClaimedJobs(claimed, r.leaseId);
+    const values: unknown[] = [[...r.kinds], r.now, r.leaseNow, [...(r.skipChannels ?? [])], r.limit, r.leaseId, r.leaseUntil, r.instanceId];
+    if (r.perAccount) values.push([...r.perAccount.skipAccounts]);
+    const { rows } = await this.pool.query<ClaimedJobRow>({
+      name: r.perAccount ? 'parley_job_claim_per_account' : 'parley_job_claim',
+      text: r.perAccount ? CLAIM_PER_ACCOUNT : CLAIM,
+      values,
+    });
+    return toClaimedJobs(rows, r.leaseId);
   }
 
   async complete(outcomes: readonly JobOutcome[]): Promise<void> {

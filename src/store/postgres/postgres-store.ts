@@ -48,7 +48,7 @@ export class PostgresStore extends KyselyStore {
       pool: () => connections.workerPool(),
     });
     this.deliveryQueue = this.queue;
-    this.jobQueue = new PostgresJobQueue(this.db, LOCK_NAMESPACE, () => connections.listenClient());
+    this.jobQueue = new PostgresJobQueue(this.db, LOCK_NAMESPACE, () => connections.listenClient(), connections.pool);
     const writer = new PostgresUnitWriter(connections.pool);
     // A few batches in flight at once leave pool connections for reads; 100 units keep a statement's parameters bounded.
     this.batcher = new WriteBatcher((batch) => writer.flush(batch), { maxInFlight: 3, maxUnits: 100 });
