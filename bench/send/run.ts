@@ -531,9 +531,10 @@ function writeDocs(r: typeof results): void {
           '',
         ]
       : []),
-    'Where the time goes (CPU profiles of the server under this load): on SQLite the event loop spends',
-    'about 23 µs per message in the store (inserts about 60%, the commit about 40%, most of it writing WAL',
-    'pages) and about 40 µs in the rest of the request (the bare endpoint: about 30 µs). On PostgreSQL the server process is',
+    'Where the time goes (CPU profiles of the server under this load): on SQLite the event loop spent about 23 µs',
+    'per message in the store on the faster machine above (inserts about 60%, the commit about 40%, most of it',
+    'writing WAL pages), and about 40 µs on the slower one of 2026-11-29; the rest of the request took about 40 µs',
+    'there (the bare endpoint: about 30 µs). On PostgreSQL the server process is',
     'not busy all the time: a request waits 3 to 4 ms for its batch statement (inserts, the foreign-key',
     "checks, the commit), and the two cores are shared by the server, PostgreSQL's backends and the load",
     'generator. Repeated runs on a shared virtual machine differ by up to a factor of two, the baseline as much as',
