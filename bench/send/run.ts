@@ -41,6 +41,8 @@ const { values: args } = parseArgs({
     'skip-start': { type: 'boolean', default: false },
     /** Leaves out the reference run with the store's write replaced by a no-op (server.ts). */
     'skip-ceiling': { type: 'boolean', default: false },
+    /** Leaves out each store's reference run with a webhook on the channel (its event and delivery written too). */
+    'skip-webhook': { type: 'boolean', default: false },
     /** Writes a CPU profile of each Parley server process (not the baseline's) into this folder. */
     profile: { type: 'string' },
   },
@@ -365,6 +367,30 @@ if (!args['skip-ceiling']) {
   }
 }
 
+// A reference per store, not a target: the channel with a webhook, so each send also writes its
+// `message_echo` event and the event's delivery (a channel without one keeps no event row). Against
+// a baseline of its own, once.
+const withWebhook: Record<string, { baseline: Measured; parley: Measured; ratio: number }> = {};
+if (!args['skip-webhook']) {
+  for (const store of stores) {
+    const baseline = await measure('baseline.ts', {});
+    show(`baseline (${store} webhook)`, baseline);
+    const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-'));
+    try {
+      const env = { BENCH_DATA_DIR: dataDir, BENCH_WEBHOOK: '1' };
+      const parley =
+        store === 'sqlite'
+          ? await measure('server.ts', { ...env, BENCH_DATABASE_URL: join(dataDir, 'bench.db') })
+          : await withPostgres(args['pg-url'], (url) => measure('server.ts', { ...env, BENCH_DATABASE_URL: url }));
+      show(`${store} + webhook`, parley);
+      withWebhook[store] = { baseline, parley, ratio: Math.round((parley.rps / baseline.rps) * 1000) / 1000 };
+      console.log(`${''.padEnd(18)} ratio ${withWebhook[store].ratio.toFixed(2)} (reference: the channel with a webhook)`);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+}
+
 // Once more on SQLite, as `npm start` runs it: the build, the CLI, default logging.
 let asStarted: { baseline: Measured; parley: AsStarted; ratio: number; loggingCost: number | null } | null = null;
 if (!args['skip-start'] && stores.includes('sqlite')) {
@@ -428,6 +454,7 @@ const results = {
     ]),
   ),
   ceiling,
+  withWebhook,
   asStarted,
   checks,
 };
@@ -472,6 +499,10 @@ function writeDocs(r: typeof results): void {
           row('Parley, its write a no-op (reference)', r.ceiling.parley, r.ceiling.ratio.toFixed(2), r.ceiling.baseline),
         ]
       : []),
+    ...Object.entries(r.withWebhook ?? {}).flatMap(([k, v]) => [
+      row(`Baseline before ${label(k)} with a webhook`, v.baseline, '1.00', v.baseline),
+      row(`Parley on ${label(k)}, the channel with a webhook (reference)`, v.parley, v.ratio.toFixed(2), v.baseline),
+    ]),
     ...(r.asStarted
       ? [
           row('Baseline before npm start', r.asStarted.baseline, '1.00', r.asStarted.baseline),
@@ -495,6 +526,10 @@ function writeDocs(r: typeof results): void {
     '',
     'How the write path gets there:',
     '',
+    '- A channel without a webhook keeps no row for the events about its messages: nothing would read them (the',
+    "  message row holds what they report). The benchmark's channel has none, so a send writes its message",
+    '  (and its contact, once). With a webhook it also writes the `message_echo` event, its exact JSON body, and',
+    '  its delivery: the reference rows "with a webhook" above.',
     '- Every id is made in the process, so nothing is read back after a write; channels and contacts are',
     '  cached per process (dropped when they change here, and after a few seconds for changes made elsewhere).',
     '- The rows of one send (contact if new, message, `message_echo` event, its delivery, the send job) form one',

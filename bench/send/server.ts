@@ -4,6 +4,9 @@
  * and a mobile channel in test mode. Prints one JSON line {port, token, channelId} when ready;
  * on SIGTERM closes (every accepted write committed) and prints {stored} (messages in the store).
  *
+ * With BENCH_WEBHOOK=1 the channel has a webhook: each send also writes its event and the event's
+ * delivery (never delivered here: no webhook worker runs).
+ *
  * With BENCH_WRITE_NOOP=1 the store's group-commit write is replaced by one that does nothing (a
  * reference run, never a result: nothing is stored). Everything else runs as usual, so the run
  * shows what the service costs apart from its write: the ceiling any store's write starts from.
@@ -11,7 +14,7 @@
 import { WriteBatcher } from '../../src/store/write-batcher.js';
 import { startSendTarget } from '../shared/send-target.js';
 
-const { runtime, accessToken, channel } = await startSendTarget();
+const { runtime, accessToken, channel } = await startSendTarget({}, { webhook: process.env.BENCH_WEBHOOK === '1' });
 if (process.env.BENCH_WRITE_NOOP === '1') {
   // Grouped as the store groups them (the units of one event-loop turn settle together), so the
   // turns, the wake-ups after a commit and the answers go as they do with a real write.

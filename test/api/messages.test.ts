@@ -6,6 +6,8 @@ import type { StoredMessage } from '../../src/domain/messages/service.js';
 import { channelBody, count, createChannel, fakeConnectors, send, type SentCall } from './messages-fixtures.js';
 
 const TEXT = { type: 'text', payload: 'Hello' };
+/** A receiver these servers never call (they run no workers): its deliveries stay pending. */
+const HOOK = { url: 'https://example.com/hook' };
 const qrs = (n: number) => Array.from({ length: n }, (_, i) => ({ type: 'text', title: `Option ${i}`, payload: `P${i}` }));
 
 for (const { dialect, skip } of await dialects()) {
@@ -278,14 +280,27 @@ for (const { dialect, skip } of await dialects()) {
 
     test('test mode (mobile, rbm, appmsg_business_messages): stored and echoed, no send job', async () => {
       for (const type of ['mobile', 'rbm', 'appmsg_business_messages']) {
-        const channel = await createChannel(s.api, type, 'test');
+        const channel = await createChannel(s.api, type, 'test', { webhook: HOOK });
         const res = await send(s.api, channel, { phone_number: '+420601123456' }, TEXT);
         assert.equal(res.status, 201, `${type}: ${res.text}`);
         const row = await s.runtime.store.messages.find(s.accountId, Number(res.body.id));
         assert.equal(row?.status, 'sent');
         assert.equal(await count(s, 'events', { channel_id: Number(channel), type: 'message_echo' }), 1);
+        assert.equal(await count(s, 'deliveries', { channel_id: Number(channel) }), 1);
         assert.equal(await count(s, 'jobs', { channel_id: Number(channel) }), 0);
       }
+    });
+
+    test('a channel without a webhook: the message is stored, its echo has no row (nothing would read it)', async () => {
+      const res = await send(s.api, mobileTest, { phone_number: '+420601123456' }, TEXT);
+      assert.equal(res.status, 201, res.text);
+      assert.equal((await s.runtime.store.messages.find(s.accountId, Number(res.body.id)))?.status, 'sent');
+      assert.equal(await count(s, 'events', { message_id: Number(res.body.id) }), 0);
+      assert.equal(await count(s, 'deliveries', { channel_id: Number(mobileTest) }), 0);
+      // Get Message answers from the message row alone.
+      const got = await s.api.get(`/v1/messages/${res.body.id}`);
+      assert.equal(got.status, 200);
+      assert.equal(got.body.id, res.body.id);
     });
 
     test('asynchronous types with a sender in production: stored as queued with a pending send job in the same commit', async () => {
@@ -294,7 +309,7 @@ for (const { dialect, skip } of await dialects()) {
         ['email', { email: 'jan@example.com', name: 'Jan' }],
         ['appmsg_business_messages', { phone_number: '+420601123456' }],
       ] as const) {
-        const channel = await createChannel(s.api, type);
+        const channel = await createChannel(s.api, type, undefined, { webhook: HOOK });
         const res = await send(s.api, channel, contact, TEXT);
         assert.equal(res.status, 201, `${type}: ${res.text}`);
         const row = await s.runtime.store.messages.find(s.accountId, Number(res.body.id));

@@ -78,7 +78,7 @@ for (const { dialect, skip } of await dialects()) {
       const ids = await store.transaction(async (tx) => {
         const out: string[] = [];
         for (let i = 0; i < n; i++)
-          out.push((await services.outbox.append(tx, { type: 'message_echo', channel, contactId: null, data: { channel: { id: channelId }, i } })).eventId);
+          out.push((await services.outbox.append(tx, { type: 'message_echo', channel, contactId: null, data: { channel: { id: channelId }, i } })).eventId!);
         return out;
       });
       services.outbox.wake();

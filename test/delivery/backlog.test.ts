@@ -30,7 +30,7 @@ for (const { dialect, skip } of await dialects()) {
         const out: string[] = [];
         for (let i = 0; i < PER_CHANNEL; i++) {
           for (const channel of loaded)
-            out.push((await services.outbox.append(tx, { type: 'message_echo', channel, contactId: null, data: { channel: { id: channel.id }, i } })).eventId);
+            out.push((await services.outbox.append(tx, { type: 'message_echo', channel, contactId: null, data: { channel: { id: channel.id }, i } })).eventId!);
         }
         return out;
       });

@@ -61,7 +61,7 @@ for (const { dialect, skip } of await dialects()) {
           const out: string[] = [];
           for (let i = start; i < start + 100; i++) {
             const channel = channels[i % CHANNELS]!;
-            out.push((await services.outbox.append(tx, { type: 'message_echo', channel, contactId: null, data: { channel: { id: channel.id }, i } })).eventId);
+            out.push((await services.outbox.append(tx, { type: 'message_echo', channel, contactId: null, data: { channel: { id: channel.id }, i } })).eventId!);
           }
           return out;
         });

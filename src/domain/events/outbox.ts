@@ -23,10 +23,23 @@ export interface EventInput {
   correlationId?: string | null;
 }
 
+/** An event's rows: the event (null when it is not kept, see `Outbox.build`) and its delivery. */
+export interface EventRows {
+  event: EventRow | null;
+  delivery: DeliveryRow | null;
+}
+
+/** The rows as a write unit's inserts: none, the event, or the event and its delivery. */
+export function eventInserts({ event, delivery }: EventRows): { events?: EventRow[]; deliveries?: DeliveryRow[] } {
+  if (!event) return {};
+  return delivery ? { events: [event], deliveries: [delivery] } : { events: [event] };
+}
+
 /**
- * Every event is a row first: `append` writes the event, and a delivery when the channel has a
- * webhook, inside the caller's transaction, so the change and its event commit or fail together.
- * Workers deliver the rows; `wake` signals `webhooksDue` after a commit, so the webhook worker claims them.
+ * Every event that goes somewhere is a row first: `append` writes the event, and a delivery when
+ * the channel has a webhook, inside the caller's transaction, so the change and its event commit
+ * or fail together. Workers deliver the rows; `wake` signals `webhooksDue` after a commit, so the
+ * webhook worker claims them.
  */
 export class Outbox {
   /** Looks at each event before it is written, in its transaction (failover chains follow their steps' reports). */
@@ -43,9 +56,11 @@ export class Outbox {
     this.beforeAppend = hook;
   }
 
-  async append(tx: Repos, given: EventInput): Promise<{ eventId: string; deliveryId: string | null; body: string }> {
+  /** Writes the event's rows (`build`): the ids of what was written, and the event's body. */
+  async append(tx: Repos, given: EventInput): Promise<{ eventId: string | null; deliveryId: string | null; body: string | null }> {
     const input = this.beforeAppend ? await this.beforeAppend(tx, given) : given;
     const { event, delivery } = this.build(input);
+    if (!event) return { eventId: null, deliveryId: null, body: null };
     await tx.events.insertEvent(event);
     if (delivery) await tx.events.insertDelivery(delivery);
     return { eventId: String(event.id), deliveryId: delivery ? String(delivery.id) : null, body: event.body };
@@ -54,8 +69,15 @@ export class Outbox {
   /**
    * The rows `append` writes, without writing them: for callers that insert them with other rows
    * in one write unit (store.batchWrite), still in the same commit as the change they report.
+   *
+   * An event about a message (`messageId`) of a channel without a webhook has no row: nothing
+   * would read it. The message row holds what it reports, and a webhook set later is not sent
+   * earlier events. Events about no single message keep their row with or without a webhook:
+   * the inbound key on it makes a repeated platform call a duplicate, and a contact's last
+   * activity is read from its postbacks and opt-ins.
    */
-  build(input: EventInput): { event: EventRow; delivery: DeliveryRow | null } {
+  build(input: EventInput): EventRows {
+    if (!input.channel.webhook && input.messageId !== undefined) return { event: null, delivery: null };
     const now = this.clock.now();
     const envelope: EventEnvelope = { event: input.type, timestamp: isoTime(now), data: input.data };
     const body = JSON.stringify(envelope);

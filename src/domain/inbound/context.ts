@@ -11,7 +11,7 @@ import type { Content } from '../../schemas/content.js';
 import type { EventType } from '../../schemas/events.js';
 import type { NlpField } from '../../schemas/nlp.js';
 import type { ConnectorRegistry } from '../../connectors/connector.js';
-import type { Outbox } from '../events/outbox.js';
+import { eventInserts, type Outbox } from '../events/outbox.js';
 import type { Channel } from '../channels/view.js';
 import type { InboundContacts } from './contacts.js';
 import type { SharedNumberReplies } from './shared-number.js';
@@ -88,7 +88,7 @@ export function eventUnit(
   data: Record<string, unknown>,
   eventKey: string | undefined,
 ): WriteUnit {
-  const { event, delivery } = ctx.deps.outbox.build({ type, channel, contactId: contact.id, data });
-  if (eventKey !== undefined) event.inbound_key = `${type}:${eventKey}`;
-  return { insert: { events: [event], ...(delivery ? { deliveries: [delivery] } : {}) } };
+  const rows = ctx.deps.outbox.build({ type, channel, contactId: contact.id, data });
+  if (rows.event && eventKey !== undefined) rows.event.inbound_key = `${type}:${eventKey}`;
+  return { insert: eventInserts(rows) };
 }

@@ -65,7 +65,8 @@ export function incomingMessageUnit(outbox: Outbox, m: IncomingMessage): { row: 
     messageId: m.id,
     data: eventMessageData(view, m.channel.name),
   });
-  const unit: WriteUnit = { insert: { messages: [row], events: [event] } };
+  const unit: WriteUnit = { insert: { messages: [row] } };
+  if (event) unit.insert.events = [event];
   if (delivery) unit.insert.deliveries = [delivery];
   return { row, unit };
 }

@@ -13,7 +13,7 @@ import { randomAlphanumeric, sha256Hex, type SecretBox } from '../../lib/crypto.
 import { REJECTION, type ChatMessage, type FileUploadResponse, type ListMessagesResponse } from '../../schemas/chat.js';
 import type { Content } from '../../schemas/content.js';
 import type { EventType } from '../../schemas/events.js';
-import type { Outbox } from '../events/outbox.js';
+import { eventInserts, type Outbox } from '../events/outbox.js';
 import { decodeChannel, type Channel } from '../channels/view.js';
 import { originAllowed } from '../../lib/origins.js';
 import { isWebChatType } from '../../channel-types/index.js';
@@ -212,11 +212,9 @@ export class ChatService {
     const channel = await this.channelOf(conn);
     const contact = await this.deps.store.contacts.find(conn.accountId, Number(conn.channelId), Number(conn.contactId));
     if (!contact) throw new ChatError(404, 'The conversation was deleted; reconnect to start a new one.');
-    const { event, delivery } = this.deps.outbox.build({ type, channel, contactId: conn.contactId, data: { ...this.eventRefs(channel, conn), ...data } });
-    const unit: WriteUnit = { insert: { events: [event] } };
-    if (delivery) unit.insert.deliveries = [delivery];
-    await this.write(unit);
-    if (delivery) this.deps.outbox.wake();
+    const rows = this.deps.outbox.build({ type, channel, contactId: conn.contactId, data: { ...this.eventRefs(channel, conn), ...data } });
+    await this.write({ insert: eventInserts(rows) });
+    if (rows.delivery) this.deps.outbox.wake();
   }
 
   private async write(unit: WriteUnit): Promise<void> {
