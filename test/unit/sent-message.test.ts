@@ -144,3 +144,21 @@ describe('the sent side of Send Message as one write unit', () => {
     assert.equal(unit.insert.deliveries, undefined);
   });
 });
+
+describe('which events the outbox keeps a row of', () => {
+  const about = (webhook: boolean, messageId?: number) =>
+    outbox().build({ type: 'message_echo', channel: channel(webhook), contactId: 5, data: {}, ...(messageId === undefined ? {} : { messageId }) });
+
+  test('an event about a message: a row and a delivery with a webhook, nothing without one', () => {
+    const kept = about(true, 1001);
+    assert.equal(kept.event?.message_id, 1001);
+    assert.equal(kept.delivery?.event_id, kept.event?.id);
+    assert.deepEqual(about(false, 1001), { event: null, delivery: null });
+  });
+
+  test('an event about no single message keeps its row without a webhook (its inbound key, the contact activity)', () => {
+    const postback = outbox().build({ type: 'postback', channel: channel(false), contactId: 5, data: {} });
+    assert.equal(postback.event?.contact_id, 5);
+    assert.equal(postback.delivery, null);
+  });
+});

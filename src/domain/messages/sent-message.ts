@@ -31,9 +31,9 @@ export interface SentMessage {
 /**
  * The message row of Send Message, its view (the answer and the event's `message`) and the write
  * unit storing it: the contact if new, the message and, unless the platform refused it, its
- * `message_echo` event with the webhook delivery (when the channel has a webhook: Outbox.build), so
- * all land in one commit. A failed send is kept
- * with its reason but not echoed. The send job of a queued message is added by the caller.
+ * `message_echo` event with the webhook delivery when the channel has a webhook (Outbox.build), so
+ * all land in one commit. A failed send is kept with its reason but not echoed. The send job of a
+ * queued message is added by the caller.
  */
 export function sentMessageUnit(outbox: Pick<Outbox, 'build'>, m: SentMessage): { row: MessageRow; view: MessageView; unit: WriteUnit } {
   const { channel, contact, outcome } = m;
