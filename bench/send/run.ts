@@ -321,22 +321,36 @@ const runs: Record<string, Measured> = {};
 const roundRatios: Record<string, number[]> = {};
 /** Every round answered only 201s and stored every message it answered 201 for. */
 const clean: Record<string, boolean> = {};
+/** Parley (server.ts) on a fresh database of `store`, with `env` on top; the data folder removed after. */
+async function measureParley(store: string, env: Record<string, string> = {}): Promise<Measured> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-'));
+  try {
+    const given = { ...env, BENCH_DATA_DIR: dataDir };
+    if (store === 'sqlite') return await measure('server.ts', { ...given, BENCH_DATABASE_URL: join(dataDir, 'bench.db') });
+    if (store === 'postgres') return await withPostgres(args['pg-url'], (url) => measure('server.ts', { ...given, BENCH_DATABASE_URL: url }));
+    throw new Error(`unknown store ${store}`);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** A reference run, not a target: a baseline of its own, then Parley on `store` with `env`. */
+async function reference(name: string, store: string, env: Record<string, string>, what: string) {
+  const baseline = await measure('baseline.ts', {});
+  show(`baseline (${name})`, baseline);
+  const parley = await measureParley(store, env);
+  show(name, parley);
+  const ratio = Math.round((parley.rps / baseline.rps) * 1000) / 1000;
+  console.log(`${''.padEnd(18)} ratio ${ratio.toFixed(2)} (reference: ${what})`);
+  return { baseline, parley, ratio };
+}
+
 for (const store of stores) {
   const pairs: Array<{ baseline: Measured; parley: Measured; ratio: number }> = [];
   for (let round = 1; round <= rounds; round++) {
     const baseline = await measure('baseline.ts', {});
     show(`baseline (${store})`, baseline);
-    const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-'));
-    let parley: Measured;
-    try {
-      if (store === 'sqlite') {
-        parley = await measure('server.ts', { BENCH_DATABASE_URL: join(dataDir, 'bench.db'), BENCH_DATA_DIR: dataDir });
-      } else if (store === 'postgres') {
-        parley = await withPostgres(args['pg-url'], (url) => measure('server.ts', { BENCH_DATABASE_URL: url, BENCH_DATA_DIR: dataDir }));
-      } else throw new Error(`unknown store ${store}`);
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    const parley = await measureParley(store);
     show(store, parley);
     const ratio = parley.rps / baseline.rps;
     console.log(`${''.padEnd(18)} round ${round}: ratio ${ratio.toFixed(2)}; 201 answers ${parley.created}, messages stored ${parley.stored}`);
@@ -349,46 +363,16 @@ for (const store of stores) {
   clean[store] = pairs.every(({ parley: p }) => p.errors === 0 && Object.keys(p.statuses).every((code) => code === '201') && p.stored === p.created);
 }
 
-// A reference, not a target: the same service with its write replaced by a no-op, against a
-// baseline of its own. What it leaves to the baseline is the cost of everything but the write (HTTP,
-// token, quota, validation, the rows and the answer); each store's run adds its write to that.
-let ceiling: { baseline: Measured; parley: Measured; ratio: number } | null = null;
-if (!args['skip-ceiling']) {
-  const baseline = await measure('baseline.ts', {});
-  show('baseline (no write)', baseline);
-  const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-'));
-  try {
-    const parley = await measure('server.ts', { BENCH_DATABASE_URL: join(dataDir, 'bench.db'), BENCH_DATA_DIR: dataDir, BENCH_WRITE_NOOP: '1' });
-    show('write as a no-op', parley);
-    ceiling = { baseline, parley, ratio: Math.round((parley.rps / baseline.rps) * 1000) / 1000 };
-    console.log(`${''.padEnd(18)} ratio ${ceiling.ratio.toFixed(2)} (reference: the service without its write)`);
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-}
+// The same service with its write replaced by a no-op: what it leaves to the baseline is the cost of
+// everything but the write (HTTP, token, quota, validation, the rows and the answer); each store's
+// run adds its write to that.
+const ceiling = args['skip-ceiling'] ? null : await reference('write as a no-op', 'sqlite', { BENCH_WRITE_NOOP: '1' }, 'the service without its write');
 
-// A reference per store, not a target: the channel with a webhook, so each send also writes its
-// `message_echo` event and the event's delivery (a channel without one keeps no event row). Against
-// a baseline of its own, once.
+// Per store, the channel with a webhook: each send also writes its `message_echo` event and the
+// event's delivery (a channel without one keeps no event row).
 const withWebhook: Record<string, { baseline: Measured; parley: Measured; ratio: number }> = {};
 if (!args['skip-webhook']) {
-  for (const store of stores) {
-    const baseline = await measure('baseline.ts', {});
-    show(`baseline (${store} webhook)`, baseline);
-    const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-'));
-    try {
-      const env = { BENCH_DATA_DIR: dataDir, BENCH_WEBHOOK: '1' };
-      const parley =
-        store === 'sqlite'
-          ? await measure('server.ts', { ...env, BENCH_DATABASE_URL: join(dataDir, 'bench.db') })
-          : await withPostgres(args['pg-url'], (url) => measure('server.ts', { ...env, BENCH_DATABASE_URL: url }));
-      show(`${store} + webhook`, parley);
-      withWebhook[store] = { baseline, parley, ratio: Math.round((parley.rps / baseline.rps) * 1000) / 1000 };
-      console.log(`${''.padEnd(18)} ratio ${withWebhook[store].ratio.toFixed(2)} (reference: the channel with a webhook)`);
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  }
+  for (const store of stores) withWebhook[store] = await reference(`${store} + webhook`, store, { BENCH_WEBHOOK: '1' }, 'the channel with a webhook');
 }
 
 // Once more on SQLite, as `npm start` runs it: the build, the CLI, default logging.
@@ -532,7 +516,7 @@ function writeDocs(r: typeof results): void {
     '  its delivery: the reference rows "with a webhook" above.',
     '- Every id is made in the process, so nothing is read back after a write; channels and contacts are',
     '  cached per process (dropped when they change here, and after a few seconds for changes made elsewhere).',
-    '- The rows of one send (contact if new, message, `message_echo` event, its delivery, the send job) form one',
+    '- The rows of one send (contact if new, message, with a webhook its `message_echo` event and delivery, the send job) form one',
     '  write unit. The units of one event-loop turn are committed together (group commit): on SQLite one',
     '  transaction of prepared inserts (a failing unit makes the batch roll back and its units run one by one),',
     '  on PostgreSQL one statement, a named prepared `insert ... select ... from json_populate_recordset(...)`',
