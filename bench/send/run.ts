@@ -1,14 +1,15 @@
 /**
- * Send Message benchmark: `npm run bench -- send [--duration S] [--warmup S] [--rounds N] [--stores sqlite,postgres]`.
+ * Send Message benchmark: `npm run bench -- send [--duration S] [--slice S] [--warmup S] [--rounds N] [--stores sqlite,postgres]`.
  *
- * In one run: a bare Fastify endpoint with the same body validation (the baseline), then Parley
- * on SQLite and on PostgreSQL, each loaded with 50 connections by a second process (load.ts).
+ * Each run starts a bare Fastify endpoint with the same body validation (the baseline) and Parley
+ * on one store, and loads them with 50 connections from a second process (load.ts) in alternating
+ * slices of a second: both are measured under the same conditions of a machine whose speed drifts.
  * Writes bench/results/send.json and the "Send Message" section of docs/benchmarks.md, and
  * checks the targets (SQLite >= 0.6 of the baseline, PostgreSQL >= 0.4, p99 <= 20 ms and <= twice the
- * baseline's p99, RSS <= 250 MB, and every 201 in the store afterwards). Then, against baselines of
- * their own, a reference run of the service with its write replaced by a no-op (the ceiling of the
- * request path apart from the store; `--skip-ceiling` leaves it out), and once more as `npm start`
- * runs the service (default logging).
+ * baseline's p99, RSS <= 250 MB, and every 201 in the store afterwards). Then, each against the
+ * baseline in the same way, a reference run of the service with its write replaced by a no-op (the
+ * ceiling of the request path apart from the store; `--skip-ceiling` leaves it out), and once more
+ * as `npm start` runs the service (default logging).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -21,7 +22,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { bundleServer } from '../shared/bundle.js';
-import type { LoadResult, LoadSpec } from './load.js';
+import type { LoadTarget, SlicedResult, SlicedSpec, SlicedTargetResult } from './load.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const HERE = join(ROOT, 'bench/send');
@@ -29,7 +30,9 @@ const TARGETS = { sqliteRatio: 0.6, postgresRatio: 0.4, p99Ms: 20, p99ToBaseline
 
 const { values: args } = parseArgs({
   options: {
+    /** Measured seconds per server, in slices of `slice` seconds taken in turns with the baseline. */
     duration: { type: 'string', default: '8' },
+    slice: { type: 'string', default: '1' },
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '50' },
     stores: { type: 'string', default: 'sqlite,postgres' },
@@ -50,6 +53,9 @@ const { values: args } = parseArgs({
 const durationMs = Math.min(Number(args.duration), 30) * 1000;
 const warmupMs = Math.min(Number(args.warmup), 10) * 1000;
 const connections = Number(args.connections);
+const sliceMs = Math.min(Math.max(Number(args.slice), 0.25), durationMs / 1000) * 1000;
+/** The pause after each slice: what a server defers past its load ends before the next is measured. */
+const SLICE_PAUSE_MS = 300;
 
 interface Started {
   child: ChildProcess;
@@ -73,16 +79,6 @@ async function start(script: string, env: Record<string, string> = {}): Promise<
   return { child, lines, ready: JSON.parse(first.value) as Record<string, unknown> };
 }
 
-/** CPU time a process has used so far (user + system, Linux), in microseconds. */
-function cpuMicros(pid: number): number | null {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10_000;
-  } catch {
-    return null;
-  }
-}
-
 /** Peak resident memory of a process (Linux), in MB. */
 function peakRssMb(pid: number): number | null {
   try {
@@ -93,7 +89,7 @@ function peakRssMb(pid: number): number | null {
   }
 }
 
-function load(spec: LoadSpec): Promise<LoadResult> {
+function load(spec: SlicedSpec): Promise<SlicedResult> {
   return new Promise((resolveLoad, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'load.ts'), JSON.stringify(spec)], {
       cwd: ROOT,
@@ -101,7 +97,7 @@ function load(spec: LoadSpec): Promise<LoadResult> {
     });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-    child.on('exit', (code) => (code === 0 ? resolveLoad(JSON.parse(out) as LoadResult) : reject(new Error(`load generator exited with ${code}`))));
+    child.on('exit', (code) => (code === 0 ? resolveLoad(JSON.parse(out) as SlicedResult) : reject(new Error(`load generator exited with ${code}`))));
   });
 }
 
@@ -124,47 +120,100 @@ function bodies(channelId: string): string[] {
   );
 }
 
-interface Measured extends LoadResult {
+interface Measured extends SlicedTargetResult {
   rssMb: number | null;
-  /** Server CPU time per measured request (warm-up excluded), microseconds. */
-  cpuUsPerRequest: number | null;
   stored?: number;
 }
 
-async function measure(script: string, env: Record<string, string>): Promise<Measured> {
-  // Dirty pages left by earlier work (a previous run's database) are written out first, so
-  // their write-back does not compete with this run.
-  execFileSync('sync');
-  const server = await start(script, env);
-  try {
-    const { port, token, channelId } = server.ready as { port: number; token?: string; channelId?: string };
-    const spec = {
+/** A server under measurement: where to send, its process, and how to end it (what it stored). */
+interface Target {
+  pid: number;
+  load: LoadTarget;
+  /** Stops the server and removes what it made; answers the messages it stored, if it counts them. */
+  stop(): Promise<number | undefined>;
+  /** Extra figures read after the load, before the stop. */
+  after?(requests: number): Record<string, number>;
+}
+
+/** A bench server script (baseline.ts, server.ts) started with `env`; `cleanup` runs after it stops. */
+async function scriptTarget(script: string, env: Record<string, string>, cleanup: () => Promise<void> = async () => {}): Promise<Target> {
+  const server = await start(script, env).catch(async (error: unknown) => {
+    await cleanup();
+    throw error;
+  });
+  const { port, token, channelId } = server.ready as { port: number; token?: string; channelId?: string };
+  return {
+    pid: server.child.pid!,
+    load: {
       origin: `http://127.0.0.1:${port}`,
       path: '/v1/messages',
       headers: (token ? { authorization: `Bearer ${token}` } : {}) as Record<string, string>,
       bodies: bodies(channelId ?? '1'),
+    },
+    async stop() {
+      try {
+        const after = await stop(server);
+        return after && typeof after.stored === 'number' ? after.stored : undefined;
+      } finally {
+        await cleanup();
+      }
+    },
+  };
+}
+
+const baselineTarget = () => scriptTarget('baseline.ts', {});
+
+/** Parley (server.ts) on a fresh database of `store`, with `env` on top; the database and its folder go at the stop. */
+async function parleyTarget(store: string, env: Record<string, string> = {}): Promise<Target> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-'));
+  const removeDir = async () => rmSync(dataDir, { recursive: true, force: true });
+  const given = { ...env, BENCH_DATA_DIR: dataDir };
+  if (store === 'sqlite') return scriptTarget('server.ts', { ...given, BENCH_DATABASE_URL: join(dataDir, 'bench.db') }, removeDir);
+  if (store === 'postgres') {
+    const db = await createPostgresDatabase(args['pg-url']);
+    return scriptTarget('server.ts', { ...given, BENCH_DATABASE_URL: db.url }, async () => {
+      await db.drop();
+      await removeDir();
+    });
+  }
+  await removeDir();
+  throw new Error(`unknown store ${store}`);
+}
+
+/**
+ * The baseline and one Parley server, both started, measured by one load process in alternating
+ * slices (load.ts): the ratio compares the two under the same conditions of the machine.
+ */
+async function compare(makeParley: () => Promise<Target>): Promise<{ baseline: Measured; parley: Measured; ratio: number }> {
+  // Dirty pages left by earlier work (a previous run's database) are written out first, so
+  // their write-back does not compete with this run.
+  execFileSync('sync');
+  const targets: Target[] = [];
+  try {
+    targets.push(await baselineTarget());
+    targets.push(await makeParley());
+    const measured = await load({
+      targets: targets.map((t) => ({ ...t.load, pid: t.pid })),
       connections,
+      warmupMs,
+      durationMs,
+      sliceMs,
+      pauseMs: SLICE_PAUSE_MS,
       maxRequests: 2_000_000,
-    };
-    // Warm-up as its own run, so the CPU the measured run costs the server can be read apart.
-    const warm = await load({ ...spec, warmupMs: 0, durationMs: warmupMs });
-    const cpuBefore = cpuMicros(server.child.pid!);
-    const result = await load({ ...spec, warmupMs: 0, durationMs });
-    const cpuAfter = cpuMicros(server.child.pid!);
-    const rssMb = peakRssMb(server.child.pid!);
-    const after = await stop(server);
-    const cpuUsPerRequest =
-      cpuBefore !== null && cpuAfter !== null && result.requests > 0 ? Math.round(((cpuAfter - cpuBefore) / result.requests) * 10) / 10 : null;
-    return {
-      ...result,
-      created: result.created + warm.created,
-      rssMb,
-      cpuUsPerRequest,
-      ...(after && typeof after.stored === 'number' ? { stored: after.stored } : {}),
-    };
-  } catch (error) {
-    server.child.kill('SIGKILL');
-    throw error;
+    });
+    const [baseline, parley] = await Promise.all(
+      targets.map(async (t, i): Promise<Measured> => {
+        const m = measured.targets[i]!;
+        const rssMb = peakRssMb(t.pid);
+        const extra = t.after?.(m.created) ?? {};
+        const stored = await t.stop();
+        return { ...m, ...extra, rssMb, ...(stored === undefined ? {} : { stored }) };
+      }),
+    );
+    targets.length = 0;
+    return { baseline: baseline!, parley: parley!, ratio: parley!.rps / baseline!.rps };
+  } finally {
+    for (const t of targets) await t.stop().catch(() => undefined);
   }
 }
 
@@ -192,7 +241,7 @@ interface AsStarted extends Measured {
  * `info`, one JSON line per request, written to a file as an operator's log would be). The
  * account and token come from the CLI, the channel from the API, as a user would make them.
  */
-async function measureAsStarted(): Promise<AsStarted> {
+async function asStartedTarget(): Promise<Target> {
   execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   const cli = join(ROOT, 'dist/src/cli.js');
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-start-'));
@@ -201,74 +250,68 @@ async function measureAsStarted(): Promise<AsStarted> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' };
   delete env.LOG_LEVEL;
   delete env.DATABASE_URL;
-  try {
-    const run = (args: string[]) => JSON.parse(execFileSync(process.execPath, [cli, ...args], { cwd: ROOT, env, encoding: 'utf8' })) as Record<string, unknown>;
-    const account = run(['account', 'create', '--name', 'bench', '--plan', 'enterprise', '--hourly-limit', '1000000000', '--concurrency', '10000']);
-    const token = String(run(['token', 'create', '--account', String(account.id)]).access_token);
-    const logPath = join(dataDir, 'server.log');
-    const log = openSync(logPath, 'w');
-    const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, cli, 'serve'], { cwd: ROOT, env, stdio: ['ignore', log, log] });
-    const origin = `http://127.0.0.1:${port}`;
+  const logPath = join(dataDir, 'server.log');
+  let log: number | null = null;
+  let child: ChildProcess | null = null;
+  const end = async (): Promise<number | undefined> => {
     try {
-      for (let tries = 0; ; tries++) {
-        const ready = await fetch(`${origin}/readyz`)
-          .then((r) => r.ok)
-          .catch(() => false);
-        if (ready) break;
-        if (tries > 300 || child.exitCode !== null) throw new Error(`parley serve did not become ready (see ${logPath})`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      const made = await fetch(`${origin}/v1/channels`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          type: 'mobile',
-          name: 'bench',
-          mode: 'test',
-          provider: { type: 'smsprovider', sender_id: 'Parley', access_token: 'bench', signing_key: 'bench' },
-        }),
-      });
-      if (made.status !== 201) throw new Error(`channel create answered ${made.status}: ${await made.text()}`);
-      const channelId = String(((await made.json()) as { id: string }).id);
-      const spec = {
-        origin,
-        path: '/v1/messages',
-        headers: { authorization: `Bearer ${token}` },
-        bodies: bodies(channelId),
-        connections,
-        maxRequests: 2_000_000,
-      };
-      const warm = await load({ ...spec, warmupMs: 0, durationMs: warmupMs });
-      const linesBefore = countLines(logPath);
-      const bytesBefore = statSync(logPath).size;
-      const cpuBefore = cpuMicros(child.pid!);
-      const result = await load({ ...spec, warmupMs: 0, durationMs });
-      const cpuAfter = cpuMicros(child.pid!);
-      const rssMb = peakRssMb(child.pid!);
-      const logLines = countLines(logPath) - linesBefore;
-      const logBytes = statSync(logPath).size - bytesBefore;
-      const exited = new Promise<void>((r) => child.once('exit', () => r()));
+      if (!child || child.exitCode !== null) return undefined;
+      const exited = new Promise<void>((r) => child!.once('exit', () => r()));
       child.kill('SIGTERM');
       await exited;
       const db = new Database(join(dataDir, 'parley.db'), { readonly: true });
       const stored = (db.prepare('select count(*) as n from messages').get() as { n: number }).n;
       db.close();
-      return {
-        ...result,
-        created: result.created + warm.created,
-        rssMb,
-        cpuUsPerRequest:
-          cpuBefore !== null && cpuAfter !== null && result.requests > 0 ? Math.round(((cpuAfter - cpuBefore) / result.requests) * 10) / 10 : null,
-        stored,
-        logLinesPerRequest: Math.round((logLines / Math.max(1, result.requests)) * 100) / 100,
-        logBytesPerRequest: Math.round(logBytes / Math.max(1, result.requests)),
-      };
+      return stored;
     } finally {
-      if (child.exitCode === null) child.kill('SIGKILL');
-      closeSync(log);
+      if (child && child.exitCode === null) child.kill('SIGKILL');
+      if (log !== null) closeSync(log);
+      rmSync(dataDir, { recursive: true, force: true });
     }
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const run = (cliArgs: string[]) =>
+      JSON.parse(execFileSync(process.execPath, [cli, ...cliArgs], { cwd: ROOT, env, encoding: 'utf8' })) as Record<string, unknown>;
+    const account = run(['account', 'create', '--name', 'bench', '--plan', 'enterprise', '--hourly-limit', '1000000000', '--concurrency', '10000']);
+    const token = String(run(['token', 'create', '--account', String(account.id)]).access_token);
+    log = openSync(logPath, 'w');
+    child = spawn(process.execPath, [...SERVER_NODE_FLAGS, cli, 'serve'], { cwd: ROOT, env, stdio: ['ignore', log, log] });
+    const origin = `http://127.0.0.1:${port}`;
+    for (let tries = 0; ; tries++) {
+      const ready = await fetch(`${origin}/readyz`)
+        .then((r) => r.ok)
+        .catch(() => false);
+      if (ready) break;
+      if (tries > 300 || child.exitCode !== null) throw new Error(`parley serve did not become ready (see ${logPath})`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const made = await fetch(`${origin}/v1/channels`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        type: 'mobile',
+        name: 'bench',
+        mode: 'test',
+        provider: { type: 'smsprovider', sender_id: 'Parley', access_token: 'bench', signing_key: 'bench' },
+      }),
+    });
+    if (made.status !== 201) throw new Error(`channel create answered ${made.status}: ${await made.text()}`);
+    const channelId = String(((await made.json()) as { id: string }).id);
+    const linesBefore = countLines(logPath);
+    const bytesBefore = statSync(logPath).size;
+    return {
+      pid: child.pid!,
+      load: { origin, path: '/v1/messages', headers: { authorization: `Bearer ${token}` }, bodies: bodies(channelId) },
+      stop: end,
+      // Over every request answered, warm-up included: each writes its line as it is answered.
+      after: (requests) => ({
+        logLinesPerRequest: Math.round(((countLines(logPath) - linesBefore) / Math.max(1, requests)) * 100) / 100,
+        logBytesPerRequest: Math.round((statSync(logPath).size - bytesBefore) / Math.max(1, requests)),
+      }),
+    };
+  } catch (error) {
+    await end();
+    throw error;
   }
 }
 
@@ -279,7 +322,8 @@ function countLines(path: string): number {
   return n;
 }
 
-async function withPostgres<T>(adminUrl: string, work: (url: string) => Promise<T>): Promise<T> {
+/** A database of its own on the PostgreSQL server of `adminUrl`, dropped by `drop`. */
+async function createPostgresDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `parley_bench_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
@@ -287,14 +331,15 @@ async function withPostgres<T>(adminUrl: string, work: (url: string) => Promise<
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  try {
-    return await work(url.toString());
-  } finally {
-    const c = new pg.Client({ connectionString: adminUrl });
-    await c.connect();
-    await c.query(`drop database if exists ${name} with (force)`);
-    await c.end();
-  }
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
 }
 
 if (args['docs-only']) {
@@ -305,56 +350,42 @@ if (args['docs-only']) {
 }
 const stores = args.stores.split(',').map((s) => s.trim());
 const loadAtStart = loadavg()[0]!;
-console.log(`Send Message benchmark: ${connections} connections, ${warmupMs / 1000} s warm-up, ${durationMs / 1000} s measured per run`);
+console.log(
+  `Send Message benchmark: ${connections} connections, ${warmupMs / 1000} s warm-up, ${durationMs / 1000} s measured per server in slices of ${sliceMs / 1000} s`,
+);
 if (loadAtStart > 1.5) console.log(`note: load average ${loadAtStart.toFixed(1)} at start: other work on this machine skews the figures`);
 
 const show = (name: string, m: Measured) =>
   console.log(
-    `${name.padEnd(18)} ${String(m.rps).padStart(6)} req/s  p50 ${m.latencyMs.p50} ms  p99 ${m.latencyMs.p99} ms  server CPU ${m.cpuUsPerRequest} us/req  RSS ${m.rssMb} MB`,
+    `${name.padEnd(18)} ${String(m.rps).padStart(6)} req/s  p50 ${m.latencyMs.p50} ms  p99 ${m.latencyMs.p99} ms  server CPU ${m.cpuUsPerRequest} us/req (${m.idleCpuMsPerSecond} ms/s unloaded)  RSS ${m.rssMb} MB`,
   );
 
-// Each store's run is paired with a baseline measured just before it (the machine drifts), and
-// the pair is repeated: the round with the median ratio is reported, every round's ratio with it.
+// Each store's run is a comparison with the baseline in alternating slices, repeated: the round
+// with the median ratio is reported, every round's ratio with it.
 const rounds = Math.max(1, Math.min(Number(args.rounds), 5));
 const baselines: Record<string, Measured> = {};
 const runs: Record<string, Measured> = {};
 const roundRatios: Record<string, number[]> = {};
 /** Every round answered only 201s and stored every message it answered 201 for. */
 const clean: Record<string, boolean> = {};
-/** Parley (server.ts) on a fresh database of `store`, with `env` on top; the data folder removed after. */
-async function measureParley(store: string, env: Record<string, string> = {}): Promise<Measured> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-'));
-  try {
-    const given = { ...env, BENCH_DATA_DIR: dataDir };
-    if (store === 'sqlite') return await measure('server.ts', { ...given, BENCH_DATABASE_URL: join(dataDir, 'bench.db') });
-    if (store === 'postgres') return await withPostgres(args['pg-url'], (url) => measure('server.ts', { ...given, BENCH_DATABASE_URL: url }));
-    throw new Error(`unknown store ${store}`);
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-}
 
-/** A reference run, not a target: a baseline of its own, then Parley on `store` with `env`. */
+/** A reference run, not a target: Parley on `store` with `env`, against the baseline. */
 async function reference(name: string, store: string, env: Record<string, string>, what: string) {
-  const baseline = await measure('baseline.ts', {});
+  const { baseline, parley, ratio } = await compare(() => parleyTarget(store, env));
   show(`baseline (${name})`, baseline);
-  const parley = await measureParley(store, env);
   show(name, parley);
-  const ratio = Math.round((parley.rps / baseline.rps) * 1000) / 1000;
   console.log(`${''.padEnd(18)} ratio ${ratio.toFixed(2)} (reference: ${what})`);
-  return { baseline, parley, ratio };
+  return { baseline, parley, ratio: Math.round(ratio * 1000) / 1000 };
 }
 
 for (const store of stores) {
   const pairs: Array<{ baseline: Measured; parley: Measured; ratio: number }> = [];
   for (let round = 1; round <= rounds; round++) {
-    const baseline = await measure('baseline.ts', {});
-    show(`baseline (${store})`, baseline);
-    const parley = await measureParley(store);
-    show(store, parley);
-    const ratio = parley.rps / baseline.rps;
-    console.log(`${''.padEnd(18)} round ${round}: ratio ${ratio.toFixed(2)}; 201 answers ${parley.created}, messages stored ${parley.stored}`);
-    pairs.push({ baseline, parley, ratio });
+    const pair = await compare(() => parleyTarget(store));
+    show(`baseline (${store})`, pair.baseline);
+    show(store, pair.parley);
+    console.log(`${''.padEnd(18)} round ${round}: ratio ${pair.ratio.toFixed(2)}; 201 answers ${pair.parley.created}, messages stored ${pair.parley.stored}`);
+    pairs.push(pair);
   }
   const median = [...pairs].sort((a, b) => a.ratio - b.ratio)[Math.floor((pairs.length - 1) / 2)]!;
   baselines[store] = median.baseline;
@@ -378,17 +409,17 @@ if (!args['skip-webhook']) {
 // Once more on SQLite, as `npm start` runs it: the build, the CLI, default logging.
 let asStarted: { baseline: Measured; parley: AsStarted; ratio: number; loggingCost: number | null } | null = null;
 if (!args['skip-start'] && stores.includes('sqlite')) {
-  const baseline = await measure('baseline.ts', {});
-  show('baseline (start)', baseline);
-  const parley = await measureAsStarted();
+  const pair = await compare(asStartedTarget);
+  const parley = pair.parley as AsStarted;
+  show('baseline (start)', pair.baseline);
   show('as npm start', parley);
   const silent = runs.sqlite;
   asStarted = {
-    baseline,
+    baseline: pair.baseline,
     parley,
-    ratio: Math.round((parley.rps / baseline.rps) * 1000) / 1000,
-    // Against the silent SQLite run, each as a share of its own baseline (the machine drifts).
-    loggingCost: silent ? Math.round((1 - parley.rps / baseline.rps / (silent.rps / baselines.sqlite!.rps)) * 1000) / 1000 : null,
+    ratio: Math.round(pair.ratio * 1000) / 1000,
+    // Against the silent SQLite run, each as a share of its own baseline.
+    loggingCost: silent ? Math.round((1 - pair.ratio / (silent.rps / baselines.sqlite!.rps)) * 1000) / 1000 : null,
   };
   console.log(`${''.padEnd(18)} ratio ${asStarted.ratio.toFixed(2)}; ${parley.logLinesPerRequest} log lines (${parley.logBytesPerRequest} bytes) per request`);
 }
@@ -424,6 +455,8 @@ const results = {
     connections,
     warmupSeconds: warmupMs / 1000,
     durationSeconds: durationMs / 1000,
+    sliceSeconds: sliceMs / 1000,
+    slicePauseMs: SLICE_PAUSE_MS,
     request: 'POST /v1/messages, text, mobile channel in test mode, 100 phone numbers in turn, enterprise account',
     server: `bundled to plain JavaScript with esbuild (as a production build runs), one process, node ${SERVER_NODE_FLAGS.join(' ')} (as npm start)`,
     sqlite: 'WAL, synchronous=NORMAL, group commit (one transaction per event-loop turn), checkpoints in a worker thread',
@@ -456,7 +489,7 @@ function writeDocs(r: typeof results): void {
   const path = join(ROOT, 'docs/benchmarks.md');
   const begin = '<!-- bench:send:begin -->';
   const end = '<!-- bench:send:end -->';
-  /** A run's row; `base` is the baseline measured just before it, the limit of its p99. */
+  /** A run's row; `base` is the baseline measured beside it, the limit of its p99. */
   const row = (name: string, m: Measured, ratio: string, base: Measured) =>
     `| ${name} | ${m.rps.toLocaleString('en-US')} | ${ratio} | ${m.latencyMs.p50} | ${m.latencyMs.p99} | ${(m.latencyMs.p99 / base.latencyMs.p99).toFixed(2)} | ${m.cpuUsPerRequest ?? '?'} | ${m.rssMb ?? '?'} |`;
   const label = (k: string) => (k === 'sqlite' ? 'SQLite' : 'PostgreSQL');
@@ -465,9 +498,11 @@ function writeDocs(r: typeof results): void {
     '## Send Message',
     '',
     `\`npm run bench -- send\` — measured ${r.date.slice(0, 10)} on ${r.machine.cpus} cores (${r.machine.cpu}), Node ${r.machine.node}; load average ${r.machine.loadAverageAtStart} at start.`,
-    `${r.setup.connections} connections from a second process (undici), ${r.setup.warmupSeconds} s warm-up, ${r.setup.durationSeconds} s measured per run.`,
-    `Request: ${r.setup.request}. The baseline is a bare Fastify endpoint with the same body validation and no store, measured just before each store's run.`,
-    `Each store ran ${r.rounds} rounds of (baseline, Parley); the table shows the round with the median ratio. Ratios of all rounds: ${Object.entries(r.runs)
+    `${r.setup.connections} connections from a second process (undici), ${r.setup.warmupSeconds} s warm-up, then ${r.setup.durationSeconds} s measured per server in slices of ${r.setup.sliceSeconds} s.`,
+    `Request: ${r.setup.request}. The baseline is a bare Fastify endpoint with the same body validation and no store. It runs beside each Parley server, and the load goes to one at a time in alternating slices (baseline, Parley, Parley, baseline, ...) with a pause of ${r.setup.slicePauseMs} ms after each: on a machine whose speed drifts, both are measured under the same conditions.`,
+    `Each store ran ${r.rounds} rounds (fresh servers and database each); the table shows the round with the median ratio. Ratios of all rounds: ${Object.entries(
+      r.runs,
+    )
       .map(([k, v]) => `${label(k)} ${v.roundRatios.map((x) => x.toFixed(2)).join(', ')}`)
       .join('; ')}.`,
     '',
