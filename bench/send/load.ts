@@ -58,6 +58,8 @@ export interface SlicedTargetResult extends LoadResult {
   cpuUsPerRequest: number | null;
   /** The server's CPU time while it had no load (the others' slices and every pause), ms per second. */
   idleCpuMsPerSecond: number | null;
+  /** The share of the machine's CPU time left idle during this target's slices (0 to 1). */
+  machineIdle: number | null;
 }
 
 export interface SlicedResult {
@@ -76,6 +78,17 @@ function cpuMicros(pid: number | undefined): number | null {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return null;
+  }
+}
+
+/** Idle and total CPU time of the whole machine so far (Linux), in clock ticks. */
+function machineTicks(): { idle: number; total: number } | null {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+    // idle and iowait
+    return { idle: fields[3]! + fields[4]!, total: fields.reduce((a, b) => a + b, 0) };
   } catch {
     return null;
   }
@@ -175,15 +188,22 @@ async function runSliced(spec: SlicedSpec): Promise<SlicedResult> {
   for (const d of drivers) await d.warm(spec.warmupMs, spec.connections);
   const slices = Math.max(1, Math.round(spec.durationMs / spec.sliceMs));
   const ownCpu = spec.targets.map(() => 0);
+  const idle = spec.targets.map(() => ({ idle: 0, total: 0 }));
   const started = performance.now();
   const cpuAtStart = spec.targets.map((t) => cpuMicros(t.pid));
   for (let s = 0; s < slices; s++) {
     const order = s % 2 === 0 ? drivers.map((_, i) => i) : drivers.map((_, i) => drivers.length - 1 - i);
     for (const i of order) {
       const before = cpuMicros(spec.targets[i]!.pid);
+      const ticksBefore = machineTicks();
       await drivers[i]!.measure(spec.sliceMs, spec.connections);
+      const ticksAfter = machineTicks();
       const after = cpuMicros(spec.targets[i]!.pid);
       if (before !== null && after !== null) ownCpu[i]! += after - before;
+      if (ticksBefore && ticksAfter) {
+        idle[i]!.idle += ticksAfter.idle - ticksBefore.idle;
+        idle[i]!.total += ticksAfter.total - ticksBefore.total;
+      }
       await new Promise((r) => setTimeout(r, spec.pauseMs));
     }
   }
@@ -198,6 +218,7 @@ async function runSliced(spec: SlicedSpec): Promise<SlicedResult> {
       slices,
       cpuUsPerRequest: start !== null && end !== null && d.count > 0 ? Math.round((ownCpu[i]! / d.count) * 10) / 10 : null,
       idleCpuMsPerSecond: start !== null && end !== null ? Math.round(((end - start - ownCpu[i]!) / 1000 / unloadedS) * 10) / 10 : null,
+      machineIdle: idle[i]!.total > 0 ? Math.round((idle[i]!.idle / idle[i]!.total) * 100) / 100 : null,
     };
   });
   await Promise.all(drivers.map((d) => d.close()));

@@ -3,7 +3,7 @@
  *
  * Each run starts a bare Fastify endpoint with the same body validation (the baseline) and Parley
  * on one store, and loads them with 50 connections from a second process (load.ts) in alternating
- * slices of a second: both are measured under the same conditions of a machine whose speed drifts.
+ * slices (2 s by default): both are measured under the same conditions of a machine whose speed drifts.
  * Writes bench/results/send.json and the "Send Message" section of docs/benchmarks.md, and
  * checks the targets (SQLite >= 0.6 of the baseline, PostgreSQL >= 0.4, p99 <= 20 ms and <= twice the
  * baseline's p99, RSS <= 250 MB, and every 201 in the store afterwards). Then, each against the
@@ -32,7 +32,7 @@ const { values: args } = parseArgs({
   options: {
     /** Measured seconds per server, in slices of `slice` seconds taken in turns with the baseline. */
     duration: { type: 'string', default: '8' },
-    slice: { type: 'string', default: '1' },
+    slice: { type: 'string', default: '2' },
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '50' },
     stores: { type: 'string', default: 'sqlite,postgres' },
@@ -46,7 +46,7 @@ const { values: args } = parseArgs({
     'skip-ceiling': { type: 'boolean', default: false },
     /** Leaves out each store's reference run with a webhook on the channel (its event and delivery written too). */
     'skip-webhook': { type: 'boolean', default: false },
-    /** Writes a CPU profile of each Parley server process (not the baseline's) into this folder. */
+    /** Writes a CPU profile of each server process (the baseline's too) into this folder. */
     profile: { type: 'string' },
   },
 });
@@ -67,7 +67,7 @@ interface Started {
 const SERVER_NODE_FLAGS = ['--max-semi-space-size=32'];
 
 async function start(script: string, env: Record<string, string> = {}): Promise<Started> {
-  const profile = args.profile !== undefined && script !== 'baseline.ts' ? ['--cpu-prof', `--cpu-prof-dir=${resolve(args.profile)}`] : [];
+  const profile = args.profile !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${resolve(args.profile)}`] : [];
   const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...profile, await bundleServer(`bench/send/${script}`)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -357,7 +357,7 @@ if (loadAtStart > 1.5) console.log(`note: load average ${loadAtStart.toFixed(1)}
 
 const show = (name: string, m: Measured) =>
   console.log(
-    `${name.padEnd(18)} ${String(m.rps).padStart(6)} req/s  p50 ${m.latencyMs.p50} ms  p99 ${m.latencyMs.p99} ms  server CPU ${m.cpuUsPerRequest} us/req (${m.idleCpuMsPerSecond} ms/s unloaded)  RSS ${m.rssMb} MB`,
+    `${name.padEnd(18)} ${String(m.rps).padStart(6)} req/s  p50 ${m.latencyMs.p50} ms  p99 ${m.latencyMs.p99} ms  server CPU ${m.cpuUsPerRequest} us/req (${m.idleCpuMsPerSecond} ms/s unloaded)  machine idle ${m.machineIdle}  RSS ${m.rssMb} MB`,
   );
 
 // Each store's run is a comparison with the baseline in alternating slices, repeated: the round
@@ -491,7 +491,7 @@ function writeDocs(r: typeof results): void {
   const end = '<!-- bench:send:end -->';
   /** A run's row; `base` is the baseline measured beside it, the limit of its p99. */
   const row = (name: string, m: Measured, ratio: string, base: Measured) =>
-    `| ${name} | ${m.rps.toLocaleString('en-US')} | ${ratio} | ${m.latencyMs.p50} | ${m.latencyMs.p99} | ${(m.latencyMs.p99 / base.latencyMs.p99).toFixed(2)} | ${m.cpuUsPerRequest ?? '?'} | ${m.rssMb ?? '?'} |`;
+    `| ${name} | ${m.rps.toLocaleString('en-US')} | ${ratio} | ${m.latencyMs.p50} | ${m.latencyMs.p99} | ${(m.latencyMs.p99 / base.latencyMs.p99).toFixed(2)} | ${m.cpuUsPerRequest ?? '?'} | ${m.machineIdle === null || m.machineIdle === undefined ? '?' : Math.round(m.machineIdle * 100)} | ${m.rssMb ?? '?'} |`;
   const label = (k: string) => (k === 'sqlite' ? 'SQLite' : 'PostgreSQL');
   const section = [
     begin,
@@ -506,8 +506,8 @@ function writeDocs(r: typeof results): void {
       .map(([k, v]) => `${label(k)} ${v.roundRatios.map((x) => x.toFixed(2)).join(', ')}`)
       .join('; ')}.`,
     '',
-    '| Run | Requests/s | Ratio to baseline | p50 ms | p99 ms | p99 ratio to baseline | Server CPU µs/request | Server peak RSS MB |',
-    '|---|---|---|---|---|---|---|---|',
+    '| Run | Requests/s | Ratio to baseline | p50 ms | p99 ms | p99 ratio to baseline | Server CPU µs/request | Cores idle % | Server peak RSS MB |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...Object.entries(r.runs).flatMap(([k, v]) => [
       row(`Baseline before ${label(k)}`, v.baseline, '1.00', v.baseline),
       row(`Parley on ${label(k)}`, v.parley, v.ratio.toFixed(2), v.baseline),
@@ -585,15 +585,15 @@ function writeDocs(r: typeof results): void {
           '',
         ]
       : []),
-    'Where the time goes (CPU profiles of the server under this load, while each send still wrote its event as',
-    'well): on SQLite the event loop spent about 23 µs per message in the store on the faster machine above',
-    '(inserts about 60%, the commit about 40%, most of it writing WAL pages), and about 40 µs on the slower one of',
-    '2026-11-29; the rest of the request took about 40 µs there (the bare endpoint: about 30 µs). Without the event',
-    'the service used about a fifth less CPU per request on that machine. On PostgreSQL the server process is',
-    'not busy all the time: a request waits 3 to 4 ms for its batch statement (inserts, the foreign-key',
-    "checks, the commit), and the two cores are shared by the server, PostgreSQL's backends and the load",
-    'generator. Repeated runs on a shared virtual machine differ by up to a factor of two, the baseline as much as',
-    'Parley: compare the ratios of one run, not the rates of runs made apart.',
+    "Cores idle is the share of the machine's CPU time left unused during that server's slices. The bare endpoint",
+    'and the load generator use the two cores whole. Parley leaves about a fifth of them unused: its event loop',
+    "is the limit (on SQLite the thread was busy all the time, read from `/proc`), and at Parley's rate the load",
+    "generator needs less than the other core. What makes a Parley request dearer than the bare endpoint's: on",
+    'SQLite the write (the inserts and the commit, on the event loop: about 30 to 40 µs a request), and the rest of',
+    'the request (token, quota, contact, rows, answer, metrics: about 20 to 25 µs, spread over many small steps). On',
+    "PostgreSQL the event loop also builds and sends each batch statement and reads its answer, and the database's",
+    'backends use the same two cores. A shared virtual machine changes speed by up to a factor of two within a',
+    'minute, and its slow phases give higher ratios than its fast ones: compare the ratios of one run.',
     '',
     'Raw figures: `bench/results/send.json`. The machine is shared: a load average above 1 at the start means',
     'other work ran during the measurement, which lowers every figure, the baseline included.',
