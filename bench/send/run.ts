@@ -509,22 +509,22 @@ function writeDocs(r: typeof results): void {
     '| Run | Requests/s | Ratio to baseline | p50 ms | p99 ms | p99 ratio to baseline | Server CPU µs/request | Cores idle % | Server peak RSS MB |',
     '|---|---|---|---|---|---|---|---|---|',
     ...Object.entries(r.runs).flatMap(([k, v]) => [
-      row(`Baseline before ${label(k)}`, v.baseline, '1.00', v.baseline),
+      row(`Baseline beside ${label(k)}`, v.baseline, '1.00', v.baseline),
       row(`Parley on ${label(k)}`, v.parley, v.ratio.toFixed(2), v.baseline),
     ]),
     ...(r.ceiling
       ? [
-          row('Baseline before the no-op write', r.ceiling.baseline, '1.00', r.ceiling.baseline),
+          row('Baseline beside the no-op write', r.ceiling.baseline, '1.00', r.ceiling.baseline),
           row('Parley, its write a no-op (reference)', r.ceiling.parley, r.ceiling.ratio.toFixed(2), r.ceiling.baseline),
         ]
       : []),
     ...Object.entries(r.withWebhook ?? {}).flatMap(([k, v]) => [
-      row(`Baseline before ${label(k)} with a webhook`, v.baseline, '1.00', v.baseline),
+      row(`Baseline beside ${label(k)} with a webhook`, v.baseline, '1.00', v.baseline),
       row(`Parley on ${label(k)}, the channel with a webhook (reference)`, v.parley, v.ratio.toFixed(2), v.baseline),
     ]),
     ...(r.asStarted
       ? [
-          row('Baseline before npm start', r.asStarted.baseline, '1.00', r.asStarted.baseline),
+          row('Baseline beside npm start', r.asStarted.baseline, '1.00', r.asStarted.baseline),
           row('Parley as `npm start` (SQLite, `info` logs)', r.asStarted.parley, r.asStarted.ratio.toFixed(2), r.asStarted.baseline),
         ]
       : []),
