@@ -142,6 +142,16 @@ async function scriptTarget(script: string, env: Record<string, string>, cleanup
     throw error;
   });
   const { port, token, channelId } = server.ready as { port: number; token?: string; channelId?: string };
+  // Once: a second call (after a failure elsewhere) answers the first one's outcome.
+  let stopped: Promise<number | undefined> | null = null;
+  const stopOnce = async (): Promise<number | undefined> => {
+    try {
+      const after = await stop(server);
+      return after && typeof after.stored === 'number' ? after.stored : undefined;
+    } finally {
+      await cleanup();
+    }
+  };
   return {
     pid: server.child.pid!,
     load: {
@@ -150,14 +160,7 @@ async function scriptTarget(script: string, env: Record<string, string>, cleanup
       headers: (token ? { authorization: `Bearer ${token}` } : {}) as Record<string, string>,
       bodies: bodies(channelId ?? '1'),
     },
-    async stop() {
-      try {
-        const after = await stop(server);
-        return after && typeof after.stored === 'number' ? after.stored : undefined;
-      } finally {
-        await cleanup();
-      }
-    },
+    stop: () => (stopped ??= stopOnce()),
   };
 }
 
@@ -265,7 +268,10 @@ async function asStartedTarget(): Promise<Target> {
       return stored;
     } finally {
       if (child && child.exitCode === null) child.kill('SIGKILL');
-      if (log !== null) closeSync(log);
+      if (log !== null) {
+        closeSync(log);
+        log = null;
+      }
       rmSync(dataDir, { recursive: true, force: true });
     }
   };
