@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { DEFAULT_POOL_SIZE } from '../database-url.js';
+import { listen } from './listen.js';
 
 /**
  * Every PostgreSQL connection one process opens, and so the whole connection budget of the
@@ -45,6 +46,7 @@ export class PostgresConnections {
   private cluster: pg.Pool | null = null;
   private readonly owned: Array<() => Promise<void>> = [];
   private readonly clients = new Set<pg.Client>();
+  private readonly listens = new Set<() => Promise<void>>();
 
   constructor(
     private readonly url: string,
@@ -75,16 +77,33 @@ export class PostgresConnections {
     return this.cluster;
   }
 
+  /**
+   * LISTEN on `channel` on a client outside every pool (listen.ts: it connects again if the
+   * connection drops) until the returned function or close() stops it. A listener its subscriber
+   * left running would otherwise connect again for ever after the store closed.
+   */
+  listen(channel: string, listener: () => void): () => Promise<void> {
+    const stopListening = listen(() => this.listenClient(), channel, listener);
+    let stopping: Promise<void> | null = null;
+    const stop = (): Promise<void> => {
+      this.listens.delete(stop);
+      return (stopping ??= stopListening());
+    };
+    this.listens.add(stop);
+    return stop;
+  }
+
   /** A client outside every pool, for LISTEN (it holds its connection while it listens). */
-  listenClient(): pg.Client {
+  private listenClient(): pg.Client {
     const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 5000, keepAlive: true });
     this.clients.add(client);
     client.once('end', () => this.clients.delete(client));
     return client;
   }
 
-  /** Ends every pool and listening client. */
+  /** Stops every LISTEN, then ends every pool and listening client. */
   async close(): Promise<void> {
+    await Promise.all([...this.listens].map((stop) => stop()));
     await Promise.all([...this.clients].map((c) => c.end().catch(() => undefined)));
     await Promise.all(this.owned.map((end) => end()));
   }

@@ -3,14 +3,14 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Database } from '../schema.js';
 import type { ClaimedDelivery, ClaimRequest, DeliveryOutcome, DeliveryQueue } from '../delivery-queue.js';
 import { attemptTuples, outcomeTuples, type ClaimedRow, toClaimed } from '../delivery-rows.js';
-import { announcer, listen } from './listen.js';
+import { announcer } from './listen.js';
 import { leasedInstanceNumbers } from './instance-lease.js';
 
 const CHANNEL = 'parley_deliveries_due';
 
 export interface QueueConnections {
-  /** A client outside every pool, for LISTEN (it holds its connection while it listens). */
-  client(): pg.Client;
+  /** LISTEN on `channel` on a connection of its own until the returned function stops it. */
+  listen(channel: string, listener: () => void): () => Promise<void>;
   /** The worker's own small pool, whose sessions commit without waiting for the disk (below). */
   pool(): pg.Pool;
 }
@@ -151,7 +151,7 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
 
   /** Listens on its own connection, and connects again (telling the listener) if it drops. */
   subscribe(listener: () => void): () => Promise<void> {
-    return listen(() => this.connections.client(), CHANNEL, listener);
+    return this.connections.listen(CHANNEL, listener);
   }
 
   /** Ends the worker's pool (the store closes it with itself). */

@@ -4,7 +4,7 @@ import type { Database } from '../schema.js';
 import type { ClaimedJob, EndableRequest, EndedJob, JobClaimRequest, JobOutcome, JobQueue, NewJob } from '../job-queue.js';
 import { jobRow, toClaimedJobs, type ClaimedJobRow } from '../job-rows.js';
 import { ENDED_LEASE, endJobs, findEndable } from '../job-sweep.js';
-import { announcer, listen } from './listen.js';
+import { announcer } from './listen.js';
 import { leasedInstanceNumbers } from './instance-lease.js';
 
 const CHANNEL = 'parley_jobs_due';
@@ -66,8 +66,8 @@ export class PostgresJobQueue implements JobQueue {
     private readonly db: Kysely<Database>,
     /** Advisory-lock namespace of the instance leases (see PostgresStore). */
     private readonly lockNamespace: number,
-    /** A client outside every pool, for LISTEN. */
-    private readonly listenClient: () => pg.Client,
+    /** LISTEN on a connection of its own until the returned function stops it (connections.ts). */
+    private readonly listen: (channel: string, listener: () => void) => () => Promise<void>,
     /** The query pool, for the claim's named prepared statement. */
     private readonly pool: pg.Pool,
   ) {
@@ -175,6 +175,6 @@ export class PostgresJobQueue implements JobQueue {
   }
 
   subscribe(listener: () => void): () => Promise<void> {
-    return listen(this.listenClient, CHANNEL, listener);
+    return this.listen(CHANNEL, listener);
   }
 }

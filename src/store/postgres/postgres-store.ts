@@ -44,11 +44,11 @@ export class PostgresStore extends KyselyStore {
     super(new Kysely<Database>({ dialect: new PostgresDialect({ pool: connections.pool }) }));
     this.rateCounter = new LeasedRateCounter(this.db);
     this.queue = new PostgresDeliveryQueue(this.db, LOCK_NAMESPACE, {
-      client: () => connections.listenClient(),
+      listen: (channel, listener) => connections.listen(channel, listener),
       pool: () => connections.workerPool(),
     });
     this.deliveryQueue = this.queue;
-    this.jobQueue = new PostgresJobQueue(this.db, LOCK_NAMESPACE, () => connections.listenClient(), connections.pool);
+    this.jobQueue = new PostgresJobQueue(this.db, LOCK_NAMESPACE, (channel, listener) => connections.listen(channel, listener), connections.pool);
     const writer = new PostgresUnitWriter(connections.pool);
     // A few batches in flight at once leave pool connections for reads; 100 units keep a statement's parameters bounded.
     this.batcher = new WriteBatcher((batch) => writer.flush(batch), { maxInFlight: 3, maxUnits: 100 });
