@@ -19,6 +19,7 @@ import { correlationIds } from './017_correlation_ids.js';
 import { contactsByActivity } from './018_contacts_by_activity.js';
 import { contactActivityPerSecond } from './019_contact_activity_per_second.js';
 import { failovers } from './020_failovers.js';
+import { contactActivityLock } from './021_contact_activity_lock.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -45,6 +46,7 @@ export const MIGRATIONS: Migration[] = [
   contactsByActivity,
   contactActivityPerSecond,
   failovers,
+  contactActivityLock,
 ];
 
 export const migrationProvider: MigrationProvider = {
