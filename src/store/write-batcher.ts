@@ -12,6 +12,12 @@ export interface BatcherOptions {
   maxInFlight: number;
   /** Units per batch at most (PostgreSQL: bounds the parameters of one statement). */
   maxUnits: number;
+  /**
+   * While a batch is being written, another starts only once this many units wait (default 1:
+   * at once). A batch's fixed cost (its round trip, its commit) is paid once however many units
+   * it carries, so waiting for the batch in flight to end makes the next one larger.
+   */
+  overlapAt?: number;
 }
 
 /**
@@ -45,14 +51,19 @@ export class WriteBatcher {
   }
 
   private schedule(): void {
-    if (this.scheduled || this.inFlight >= this.options.maxInFlight || this.queue.length === 0) return;
+    if (this.scheduled || !this.mayStart()) return;
     this.scheduled = true;
     setImmediate(() => this.run());
   }
 
+  private mayStart(): boolean {
+    if (this.queue.length === 0 || this.inFlight >= this.options.maxInFlight) return false;
+    return this.inFlight === 0 || this.queue.length >= (this.options.overlapAt ?? 1);
+  }
+
   private run(): void {
     this.scheduled = false;
-    while (this.queue.length > 0 && this.inFlight < this.options.maxInFlight) {
+    while (this.mayStart()) {
       const batch = this.queue.length <= this.options.maxUnits ? this.queue : this.queue.slice(0, this.options.maxUnits);
       this.queue = batch === this.queue ? [] : this.queue.slice(this.options.maxUnits);
       this.inFlight += 1;

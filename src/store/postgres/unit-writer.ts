@@ -31,7 +31,21 @@ function jsonForPostgres(value: unknown): string {
  * retry with its idempotency key finds a unit that did commit) and none is written twice.
  */
 export class PostgresUnitWriter {
+  /** Statement names by text: a batch's text has a few shapes, each hashed once instead of on every batch. */
+  private readonly names = new Map<string, string>();
+
   constructor(private readonly pool: pg.Pool) {}
+
+  private nameOf(text: string): string {
+    let name = this.names.get(text);
+    if (name === undefined) {
+      name = `parley_unit_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+      // Bounded: shapes come from code, not from input, but a leak here would be silent.
+      if (this.names.size >= 64) this.names.clear();
+      this.names.set(text, name);
+    }
+    return name;
+  }
 
   async flush(batch: PendingUnit[]): Promise<void> {
     if (batch.length > 1) {
@@ -94,7 +108,6 @@ export class PostgresUnitWriter {
             .slice(0, -1)
             .map((s, i) => `w${i} as (${s})`)
             .join(', ')} ${inserts[inserts.length - 1]!}`;
-    const name = `parley_unit_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
-    await this.pool.query({ name, text, values });
+    await this.pool.query({ name: this.nameOf(text), text, values });
   }
 }
