@@ -427,7 +427,9 @@ if (!args['skip-start'] && stores.includes('sqlite')) {
     // Against the silent SQLite run, each as a share of its own baseline.
     loggingCost: silent ? Math.round((1 - pair.ratio / (silent.rps / baselines.sqlite!.rps)) * 1000) / 1000 : null,
   };
-  console.log(`${''.padEnd(18)} ratio ${asStarted.ratio.toFixed(2)}; ${parley.logLinesPerRequest} log lines (${parley.logBytesPerRequest} bytes) per request`);
+  console.log(
+    `${''.padEnd(18)} ratio ${asStarted.ratio.toFixed(2)}; ${parley.logLinesPerRequest} log line${parley.logLinesPerRequest === 1 ? '' : 's'} (${parley.logBytesPerRequest} bytes) per request`,
+  );
 }
 
 const checks: Record<string, boolean> = {};
