@@ -8,7 +8,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { createTestDatabase, type Dialect } from '../../test/helpers/databases.js';
-import { SERVER_NODE_ARGS, startBenchProcess, type BenchProcess } from '../shared/process.js';
+import { PRODUCTION_NODE_FLAGS, SERVER_NODE_ARGS, startBenchProcess, type BenchProcess } from '../shared/process.js';
+import { bundleServer } from '../shared/bundle.js';
 import { waitUntil } from '../shared/wait-for.js';
 
 export /** Counts arrivals and measures lag from each body's timestamp. */
@@ -82,10 +83,11 @@ export async function withWebhookService<T>(dialect: Dialect, env: Record<string
   const url = await receiver.start();
   const db = await createTestDatabase(dialect);
   try {
+    // Bundled and with production's node flags: the service as `npm start` runs it, not under tsx.
     const server = await startBenchProcess<ServerInfo>(
-      'bench/webhooks/server.ts',
+      await bundleServer('bench/webhooks/server.ts'),
       { BENCH_DATABASE_URL: db.url, BENCH_DATA_DIR: db.dataDir, BENCH_RECEIVER_URL: url, ...env },
-      SERVER_NODE_ARGS,
+      [...PRODUCTION_NODE_FLAGS, ...SERVER_NODE_ARGS],
     );
     return await body({ receiver, server, loadAverage });
   } finally {

@@ -24,7 +24,17 @@ import type { Dialect } from '../../test/helpers/databases.js';
 import { BenchReceiver, webhookDrain, withWebhookService } from './drain.js';
 import { WEBHOOK_ENDPOINT_CONCURRENCY_DEFAULT } from '../../src/config.js';
 import { openLoop } from '../shared/open-loop.js';
-import { benchStores, cpuMs, machineFacts, percentile, SERVER_NODE_ARGS, startBenchProcess, writeDocsSection } from '../shared/process.js';
+import {
+  benchStores,
+  cpuMs,
+  machineFacts,
+  percentile,
+  PRODUCTION_NODE_FLAGS,
+  SERVER_NODE_ARGS,
+  startBenchProcess,
+  writeDocsSection,
+} from '../shared/process.js';
+import { bundleServer } from '../shared/bundle.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -62,10 +72,11 @@ async function bareSender(): Promise<Record<string, unknown>> {
   const url = await receiver.start();
   try {
     const concurrency = args['endpoint-concurrency'] ?? String(WEBHOOK_ENDPOINT_CONCURRENCY_DEFAULT);
+    // Bundled with the same node flags as the service (drain.ts), so both run alike.
     const sender = await startBenchProcess(
-      'bench/webhooks/bare-sender.ts',
+      await bundleServer('bench/webhooks/bare-sender.ts'),
       { BENCH_RECEIVER_URL: url, BENCH_EVENTS: String(EVENTS), BENCH_CONCURRENCY: concurrency },
-      SERVER_NODE_ARGS,
+      [...PRODUCTION_NODE_FLAGS, ...SERVER_NODE_ARGS],
     );
     const complete = await receiver.waitForDistinct(EVENTS, 120_000);
     const seconds = (receiver.lastAt - receiver.firstAt) / 1000;
