@@ -135,14 +135,32 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     async close() {
       readiness.beginShutdown();
       await chatServer?.close();
-      await app.close();
+      await closeHttp(app);
       operations.stop();
       await workers.stop();
       // Last of the listeners: a worker answers 503 on /readyz while its queues drain.
-      await operationsApp?.close();
+      if (operationsApp) await closeHttp(operationsApp);
       await nlp.classifier.flushStats();
       await nlp.calls.close();
       await store.close();
     },
   };
+}
+
+/** How long closing waits for requests still open before it ends their connections. */
+export const CLOSE_GRACE_MS = 3_000;
+
+/**
+ * Closes an HTTP app: it stops listening, ends idle connections and waits for the requests in
+ * flight. A request that never ends (a chat long-poll caught between the chat server's close and
+ * this one, a client that stopped sending its body) would hold the close for ever, so after
+ * CLOSE_GRACE_MS the connections still open are ended.
+ */
+async function closeHttp(app: FastifyInstance): Promise<void> {
+  const cut = setTimeout(() => app.server.closeAllConnections(), CLOSE_GRACE_MS);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(cut);
+  }
 }
