@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { createTestDatabase, type Dialect } from '../../test/helpers/databases.js';
-import { PRODUCTION_NODE_FLAGS, SERVER_NODE_ARGS, startBenchProcess, type BenchProcess } from '../shared/process.js';
+import { cpuMs, PRODUCTION_NODE_FLAGS, SERVER_NODE_ARGS, startBenchProcess, type BenchProcess } from '../shared/process.js';
 import { bundleServer } from '../shared/bundle.js';
 import { waitUntil } from '../shared/wait-for.js';
 
@@ -22,6 +22,8 @@ class BenchReceiver {
   /** [event timestamp, lag] pairs, for BENCH_TIMELINE=1. */
   timeline: Array<[number, number]> = [];
   measureFrom = Infinity;
+  /** Called once, at the first arrival (where a drain's CPU count starts). */
+  onFirst: (() => void) | null = null;
   private waiters: Array<() => void> = [];
   private readonly server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -31,7 +33,10 @@ class BenchReceiver {
       const id = String(req.headers['x-parley-event-id']);
       if (this.ids.has(id)) this.duplicates += 1;
       else this.ids.add(id);
-      if (this.firstAt === 0) this.firstAt = performance.now();
+      if (this.firstAt === 0) {
+        this.firstAt = performance.now();
+        this.onFirst?.();
+      }
       this.lastAt = performance.now();
       if (this.measureFrom !== Infinity) {
         const sent = Date.parse((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { timestamp: string }).timestamp);
@@ -99,8 +104,10 @@ export async function withWebhookService<T>(dialect: Dialect, env: Record<string
 /** A backlog of `events` delivered from a standing start: how fast the worker drains it. */
 export function webhookDrain(dialect: Dialect, events: number, env: Record<string, string>): Promise<Record<string, unknown>> {
   return withWebhookService(dialect, { BENCH_BACKLOG: String(events), ...env }, async ({ receiver, server, loadAverage }) => {
+    const cpu = cpuOfDrain(receiver, server.child.pid);
     const complete = await receiver.waitForDistinct(events, 120_000);
     const seconds = (receiver.lastAt - receiver.firstAt) / 1000;
+    const cpuUsPerDelivery = cpu.usPer(receiver.ids.size);
     const closing = await server.stop();
     return {
       events: events,
@@ -109,8 +116,27 @@ export function webhookDrain(dialect: Dialect, events: number, env: Record<strin
       duplicates: receiver.duplicates,
       seconds: Math.round(seconds * 100) / 100,
       perSecond: Math.round(receiver.ids.size / seconds),
+      cpuUsPerDelivery,
       loadAverage,
       store: closing,
     };
   });
+}
+
+/**
+ * The CPU a sending process (the service, or the bare sender) uses from the first arrival at the
+ * receiver on: per delivery, a figure that a drift of the machine's speed moves less than the rate.
+ */
+export function cpuOfDrain(receiver: BenchReceiver, pid: number | undefined): { usPer(deliveries: number): number | null } {
+  // Deliveries may have begun before the process's ready line was read: count from now then.
+  let start = receiver.firstAt === 0 ? null : cpuMs(pid);
+  receiver.onFirst = () => {
+    start = cpuMs(pid);
+  };
+  return {
+    usPer(deliveries) {
+      const end = cpuMs(pid);
+      return start === null || end === null || deliveries === 0 ? null : Math.round(((end - start) * 1000) / deliveries);
+    },
+  };
 }

@@ -21,7 +21,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import type { Dialect } from '../../test/helpers/databases.js';
-import { BenchReceiver, webhookDrain, withWebhookService } from './drain.js';
+import { BenchReceiver, cpuOfDrain, webhookDrain, withWebhookService } from './drain.js';
 import { WEBHOOK_ENDPOINT_CONCURRENCY_DEFAULT } from '../../src/config.js';
 import { openLoop } from '../shared/open-loop.js';
 import {
@@ -78,8 +78,10 @@ async function bareSender(): Promise<Record<string, unknown>> {
       { BENCH_RECEIVER_URL: url, BENCH_EVENTS: String(EVENTS), BENCH_CONCURRENCY: concurrency },
       [...PRODUCTION_NODE_FLAGS, ...SERVER_NODE_ARGS],
     );
+    const cpu = cpuOfDrain(receiver, sender.child.pid);
     const complete = await receiver.waitForDistinct(EVENTS, 120_000);
     const seconds = (receiver.lastAt - receiver.firstAt) / 1000;
+    const cpuUsPerDelivery = cpu.usPer(receiver.ids.size);
     const closing = await sender.stop();
     return {
       events: EVENTS,
@@ -88,6 +90,7 @@ async function bareSender(): Promise<Record<string, unknown>> {
       complete,
       seconds: Math.round(seconds * 100) / 100,
       perSecond: Math.round(receiver.ids.size / seconds),
+      cpuUsPerDelivery,
       loadAverage,
       sender: closing,
     };
@@ -177,11 +180,11 @@ function docsSection(results: Record<string, any>): string {
     const rowsOut = runs.map(({ label, run, ours }) => {
       const ratio = base ? (run.perSecond / base).toFixed(2) : '?';
       const rate = ours ? `**${run.perSecond}**` : String(run.perSecond);
-      return `| ${label} | ${run.events} | ${run.seconds} s | ${rate} | ${ratio} | ${arrived(run)} | ${ours ? run.duplicates : 0} | ${run.loadAverage} |`;
+      return `| ${label} | ${run.events} | ${run.seconds} s | ${rate} | ${ratio} | ${run.cpuUsPerDelivery ?? '?'} | ${arrived(run)} | ${ours ? run.duplicates : 0} | ${run.loadAverage} |`;
     });
     const ratio = ratioOf(d);
     rowsOut.push(
-      `| **${name(d)}: Parley's mean over the bare sender's** | | | **${Math.round(mean(throughput))}** | ${ratio === null ? '?' : `**${ratio.toFixed(2)}**`} | | | |`,
+      `| **${name(d)}: Parley's mean over the bare sender's** | | | **${Math.round(mean(throughput))}** | ${ratio === null ? '?' : `**${ratio.toFixed(2)}**`} | | | | |`,
     );
     return rowsOut;
   });
@@ -234,10 +237,12 @@ function docsSection(results: Record<string, any>): string {
     `The limit is a bare sender (bench/webhooks/bare-sender.ts): the same signed calls with the same number in flight to`,
     `the same receiver (${results.settings.endpointConcurrency ?? WEBHOOK_ENDPOINT_CONCURRENCY_DEFAULT}, the cap per receiver), over kept-alive connections, with no store, claim or queue.`,
     "The runs alternate (bare sender, Parley, Parley, bare sender), so a drift of this shared machine's speed meets both",
-    "alike; the ratio is the mean of Parley's runs over the mean of the bare sender's.",
+    "alike; the ratio is the mean of Parley's runs over the mean of the bare sender's. CPU is the sending process's",
+    '(the service, or the bare sender) from the first arrival to the last, per delivery: a drift of the machine moves it',
+    'less than the rate.',
     '',
-    '| Run | Events | Time | Deliveries/s | Ratio to the bare sender | Arrived | Duplicates | Load average at start |',
-    '|---|---|---|---|---|---|---|---|',
+    '| Run | Events | Time | Deliveries/s | Ratio to the bare sender | CPU µs/delivery | Arrived | Duplicates | Load average at start |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...t,
     '',
     `**Lag.** Send Message (text, test-mode mobile channel) at a fixed offered rate, open loop, for ${results.settings.seconds} s after a`,

@@ -142,17 +142,32 @@ export class WebhookSender {
   }
 }
 
-/** Reads up to `limit` bytes of the answer and lets the rest go. */
-async function readExcerpt(body: Dispatcher.ResponseData['body'], limit: number): Promise<string | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= limit) break;
-  }
-  if (size === 0) return null;
-  return Buffer.concat(chunks, size).subarray(0, limit).toString('utf8');
+/**
+ * Reads up to `limit` bytes of the answer and lets the rest go. Plain stream events, not an async
+ * iterator: the iterator's machinery cost more than the whole read of a short answer.
+ */
+function readExcerpt(body: Dispatcher.ResponseData['body'], limit: number): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (): void => {
+      body.off('data', onData);
+      body.off('end', finish);
+      resolve(size === 0 ? null : Buffer.concat(chunks, size).subarray(0, limit).toString('utf8'));
+    };
+    const onData = (chunk: Buffer): void => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size < limit) return;
+      // Enough: the rest is not read, and the connection is not kept for it.
+      body.destroy();
+      finish();
+    };
+    body.on('data', onData);
+    body.on('end', finish);
+    // A deadline or a broken connection ends the read with the call's error (the caller's catch).
+    body.once('error', reject);
+  });
 }
 
 function describe(error: unknown): string {
