@@ -267,7 +267,7 @@ function docsSection(results: Record<string, any>): string {
     '',
     'How the worker gets there:',
     '',
-    '- A claim is one statement that picks the earliest due rows (at most 32 of one channel), leases them and returns',
+    "- A claim is one statement that picks the earliest due rows (of one channel at most its receiver's cap, and at least 32), leases them and returns",
     '  them with their event bodies; on PostgreSQL it locks them with `FOR UPDATE SKIP LOCKED`. On SQLite the',
     "  statements are prepared once and run on the raw connection while holding the store's connection.",
     "- Results are written back in batches: the tries and the rows' new states of everything that ended meanwhile, in",
