@@ -56,6 +56,37 @@ for (const { dialect, skip } of await dialects()) {
       assert.ok(await store.channels.find(100, 102));
     });
 
+    test("contacts found by several values at once: only the channel's, only the account's, only those named", async () => {
+      await store.accounts.insert(account(900));
+      await store.accounts.insert(account(901));
+      await store.channels.insert(channel(910, 900));
+      await store.channels.insert(channel(911, 900));
+      await store.channels.insert(channel(912, 901));
+      const contact = (id: number, channelId: number, accountId: number, phone: string) => ({
+        id,
+        account_id: accountId,
+        channel_id: channelId,
+        external_id: null,
+        phone_number: phone,
+        email: null,
+        user_ref: null,
+        name: null,
+        profile: '{}',
+        created_at: 0,
+        updated_at: 0,
+        last_activity_at: 0,
+      });
+      await store.contacts.insert(contact(920, 910, 900, '+15550001'));
+      await store.contacts.insert(contact(921, 910, 900, '+15550002'));
+      await store.contacts.insert(contact(922, 911, 900, '+15550003'));
+      await store.contacts.insert(contact(923, 912, 901, '+15550004'));
+      const ids = (rows: Array<{ id: number }>) => rows.map((r) => r.id).sort();
+      assert.deepEqual(ids(await store.contacts.findManyBy(900, 910, 'phone_number', ['+15550001', '+15550002', '+15550003', '+15550009'])), [920, 921]);
+      assert.deepEqual(ids(await store.contacts.findManyBy(900, 910, 'id', [921, 922, 923])), [921]);
+      assert.deepEqual(await store.contacts.findManyBy(900, 912, 'phone_number', ['+15550004']), [], "another account's channel");
+      assert.deepEqual(await store.contacts.findManyBy(900, 910, 'phone_number', []), []);
+    });
+
     test('channel reads are scoped to the account', async () => {
       await store.accounts.insert(account(200));
       await store.accounts.insert(account(201));

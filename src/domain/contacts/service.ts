@@ -8,6 +8,7 @@ import type { Channel } from '../channels/view.js';
 import type { ChannelCache } from '../messages/channel-cache.js';
 import type { ContactAddress } from '../messages/addressing.js';
 import { ContactCache } from './cache.js';
+import { ContactLookups } from './lookups.js';
 import { contactView } from './view.js';
 
 /** Removes stored file bytes (the file store); rows go with the contact. */
@@ -54,9 +55,12 @@ function keyOf(address: ContactAddress): [ContactKey, string | number] {
 
 export class ContactService {
   readonly cache: ContactCache;
+  /** A send's lookup of a contact not in the cache, read together with the others of its turn. */
+  private readonly lookups: ContactLookups;
 
   constructor(private readonly deps: ContactServiceDeps) {
     this.cache = new ContactCache(deps.cacheMs, () => deps.clock.now());
+    this.lookups = new ContactLookups((accountId, channelId, key, values) => deps.store.contacts.findManyBy(accountId, channelId, key, values));
   }
 
   /** Newest first, unless the page asks for the most recently active first or a search (ContactPage). */
@@ -97,7 +101,7 @@ export class ContactService {
     const hit = this.cache.get(cacheKey);
     if (hit) return { row: hit.row, isNew: !hit.committed, cacheKey };
     if (address.form === 'id' && address.id === null) throw this.unknownId(address.raw, channel);
-    const found = await this.deps.store.contacts.findBy(channel.accountId, channelId, key, value);
+    const found = await this.lookups.find(channel.accountId, channelId, key, value);
     if (found) {
       this.cache.set(cacheKey, found, true);
       return { row: found, isNew: false, cacheKey };

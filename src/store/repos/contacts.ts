@@ -44,6 +44,18 @@ export class ContactsRepo {
       .executeTakeFirst();
   }
 
+  /** The channel's contacts whose `key` is one of `values` (in no particular order). */
+  async findManyBy(accountId: number, channelId: number, key: ContactKey, values: ReadonlyArray<string | number>): Promise<ContactRow[]> {
+    if (values.length === 0) return [];
+    return this.db
+      .selectFrom('contacts')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('channel_id', '=', channelId)
+      .where(key, 'in', [...values])
+      .execute();
+  }
+
   /**
    * A page of the channel's contacts: newest first, or (beyond the specification) most recently
    * active first, and only those whose name, phone number or address contains `search` (any case)
