@@ -6,6 +6,7 @@ import { dialects } from '../helpers/databases.js';
 import { startTestApp, type TestServer } from '../helpers/runtime.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { count, createChannel, fakeConnectors, send } from './messages-fixtures.js';
+import { contactRow } from '../helpers/store-rows.js';
 
 const TEXT = { type: 'text', payload: 'Hello' };
 
@@ -19,20 +20,7 @@ for (const { dialect, skip } of await dialects()) {
 
     async function insertContact(channel: string, fields: Record<string, unknown> = {}): Promise<string> {
       const id = s.runtime.ids.nextNumber();
-      await s.runtime.store.contacts.insert({
-        id,
-        account_id: s.accountId,
-        channel_id: Number(channel),
-        external_id: `ext-${id}`,
-        phone_number: null,
-        email: null,
-        user_ref: null,
-        name: null,
-        profile: '{}',
-        created_at: 1,
-        updated_at: 1,
-        ...fields,
-      });
+      await s.runtime.store.contacts.insert(contactRow({ id, account_id: s.accountId, channel_id: Number(channel), external_id: `ext-${id}`, ...fields }));
       return String(id);
     }
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { dialects } from '../helpers/databases.js';
 import { startTestApp, type TestServer } from '../helpers/runtime.js';
 import { count, createChannel, fakeConnectors, send } from './messages-fixtures.js';
+import { contactRow } from '../helpers/store-rows.js';
 
 const TEXT = { type: 'text', payload: 'Hello' };
 
@@ -85,19 +86,7 @@ for (const { dialect, skip } of await dialects()) {
     test('a send the platform refused answers the same 502 again and is not sent twice', async () => {
       const bot = await createChannel(s.api, 'botmsg');
       const contact = s.runtime.ids.nextNumber();
-      await s.runtime.store.contacts.insert({
-        id: contact,
-        account_id: s.accountId,
-        channel_id: Number(bot),
-        external_id: '1',
-        phone_number: null,
-        email: null,
-        user_ref: null,
-        name: null,
-        profile: '{}',
-        created_at: 1,
-        updated_at: 1,
-      });
+      await s.runtime.store.contacts.insert(contactRow({ id: contact, account_id: s.accountId, channel_id: Number(bot), external_id: '1' }));
       const first = await send(s.api, bot, { id: String(contact) }, TEXT, {}, key('bot-1'));
       const second = await send(s.api, bot, { id: String(contact) }, TEXT, {}, key('bot-1'));
       assert.deepEqual([first.status, second.status], [502, 502]);

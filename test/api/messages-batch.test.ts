@@ -5,6 +5,7 @@ import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { MissingReference, UniqueViolation } from '../../src/store/errors.js';
 import type { WriteUnit } from '../../src/store/write-unit.js';
+import { contactRow } from '../helpers/store-rows.js';
 
 /** The group-commit write path of the store (store.batchWrite), on both databases. */
 for (const { dialect, skip } of await dialects()) {
@@ -39,19 +40,7 @@ for (const { dialect, skip } of await dialects()) {
       await db?.drop();
     });
 
-    const contact = (id: number, phone: string) => ({
-      id,
-      account_id: 1,
-      channel_id: 1,
-      external_id: null,
-      phone_number: phone,
-      email: null,
-      user_ref: null,
-      name: null,
-      profile: '{}',
-      created_at: 1,
-      updated_at: 1,
-    });
+    const contact = (id: number, phone: string) => contactRow({ id, account_id: 1, channel_id: 1, phone_number: phone });
     const message = (id: number, contactId: number, key: string | null = null) => ({
       id,
       account_id: 1,

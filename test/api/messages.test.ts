@@ -4,6 +4,7 @@ import { dialects } from '../helpers/databases.js';
 import { startTestApp, type TestServer } from '../helpers/runtime.js';
 import type { StoredMessage } from '../../src/domain/messages/service.js';
 import { channelBody, count, createChannel, fakeConnectors, send, type SentCall } from './messages-fixtures.js';
+import { contactRow } from '../helpers/store-rows.js';
 
 const TEXT = { type: 'text', payload: 'Hello' };
 /** A receiver these servers never call (they run no workers): its deliveries stay pending. */
@@ -343,19 +344,7 @@ for (const { dialect, skip } of await dialects()) {
     test('a synchronous type without a connector answers 502 and keeps nothing', async () => {
       const channel = await createChannel(s.api, 'appmsg');
       const contact = s.runtime.ids.nextNumber();
-      await s.runtime.store.contacts.insert({
-        id: contact,
-        account_id: s.accountId,
-        channel_id: Number(channel),
-        external_id: 'u1',
-        phone_number: null,
-        email: null,
-        user_ref: null,
-        name: null,
-        profile: '{}',
-        created_at: 1,
-        updated_at: 1,
-      });
+      await s.runtime.store.contacts.insert(contactRow({ id: contact, account_id: s.accountId, channel_id: Number(channel), external_id: 'u1' }));
       const res = await send(s.api, channel, { id: String(contact) }, TEXT);
       assert.equal(res.status, 502);
       assert.match(res.body.errors[0].message, /appmsg platform connector is not available/);

@@ -2,6 +2,7 @@
 // contact, written straight through the store (no API, no service).
 import type { Store } from '../../src/store/store.js';
 import type { ChannelRow } from '../../src/store/repos/channels.js';
+import type { ContactRow } from '../../src/store/repos/contacts.js';
 
 export interface SeededContact {
   account: number;
@@ -36,6 +37,21 @@ export async function seedChannel(store: Store, ids: { account: number; channel:
   });
 }
 
+/** A contact row: no address, name or profile unless `columns` gives them. */
+export function contactRow(columns: Pick<ContactRow, 'id' | 'account_id' | 'channel_id'> & Partial<ContactRow>): ContactRow {
+  return {
+    external_id: null,
+    phone_number: null,
+    email: null,
+    user_ref: null,
+    name: null,
+    profile: '{}',
+    created_at: 1,
+    updated_at: 1,
+    ...columns,
+  };
+}
+
 /** Writes account `ids.account`, its channel of `type` and one contact with the given address. */
 export async function seedChannelContact(
   store: Store,
@@ -43,17 +59,13 @@ export async function seedChannelContact(
   options: { type: string; externalId?: string | null; phoneNumber?: string | null },
 ): Promise<void> {
   await seedChannel(store, ids, options.type);
-  await store.contacts.insert({
-    id: ids.contact,
-    account_id: ids.account,
-    channel_id: ids.channel,
-    external_id: options.externalId ?? null,
-    phone_number: options.phoneNumber ?? null,
-    email: null,
-    user_ref: null,
-    name: null,
-    profile: '{}',
-    created_at: 1,
-    updated_at: 1,
-  });
+  await store.contacts.insert(
+    contactRow({
+      id: ids.contact,
+      account_id: ids.account,
+      channel_id: ids.channel,
+      external_id: options.externalId ?? null,
+      phone_number: options.phoneNumber ?? null,
+    }),
+  );
 }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Migrator, sql } from 'kysely';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { MIGRATIONS, migrationProvider } from '../../src/store/migrations/index.js';
+import { contactRow } from '../helpers/store-rows.js';
 
 describe('SQLite migration 006 (ids become the rowid)', () => {
   test('an existing database keeps every row and its foreign keys; the id indexes are gone', async () => {
@@ -38,19 +39,7 @@ describe('SQLite migration 006 (ids become the rowid)', () => {
         created_at: 1,
         updated_at: 1,
       });
-      await store.contacts.insert({
-        id: 4,
-        account_id: 1,
-        channel_id: 2,
-        external_id: null,
-        phone_number: '+420601000001',
-        email: null,
-        user_ref: null,
-        name: null,
-        profile: '{}',
-        created_at: 1,
-        updated_at: 1,
-      });
+      await store.contacts.insert(contactRow({ id: 4, account_id: 1, channel_id: 2, phone_number: '+420601000001' }));
       await store.batchWrite({
         insert: {
           messages: [

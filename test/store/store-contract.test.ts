@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createTestDatabase, dialects, openTestStore, type TestDatabase } from '../helpers/databases.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
+import { contactRow } from '../helpers/store-rows.js';
 
 /** One contract, both dialects: what the domain relies on from any store. */
 for (const { dialect, skip } of await dialects()) {
@@ -62,20 +63,8 @@ for (const { dialect, skip } of await dialects()) {
       await store.channels.insert(channel(910, 900));
       await store.channels.insert(channel(911, 900));
       await store.channels.insert(channel(912, 901));
-      const contact = (id: number, channelId: number, accountId: number, phone: string) => ({
-        id,
-        account_id: accountId,
-        channel_id: channelId,
-        external_id: null,
-        phone_number: phone,
-        email: null,
-        user_ref: null,
-        name: null,
-        profile: '{}',
-        created_at: 0,
-        updated_at: 0,
-        last_activity_at: 0,
-      });
+      const contact = (id: number, channelId: number, accountId: number, phone: string) =>
+        contactRow({ id, account_id: accountId, channel_id: channelId, phone_number: phone });
       await store.contacts.insert(contact(920, 910, 900, '+15550001'));
       await store.contacts.insert(contact(921, 910, 900, '+15550002'));
       await store.contacts.insert(contact(922, 911, 900, '+15550003'));

@@ -2,22 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ContactLookups, type ReadContacts } from '../../src/domain/contacts/lookups.js';
 import type { ContactKey, ContactRow } from '../../src/store/repos/contacts.js';
+import { contactRow } from '../helpers/store-rows.js';
 
 function contact(id: number, channelId: number, phone: string): ContactRow {
-  return {
-    id,
-    account_id: 1,
-    channel_id: channelId,
-    external_id: null,
-    phone_number: phone,
-    email: null,
-    user_ref: null,
-    name: null,
-    profile: '{}',
-    created_at: 0,
-    updated_at: 0,
-    last_activity_at: 0,
-  };
+  return contactRow({ id, account_id: 1, channel_id: channelId, phone_number: phone });
 }
 
 /** A store of contacts that records each read it is asked for. */
