@@ -23,8 +23,8 @@ interface Group {
  * The contact lookups of the sends of one event-loop turn, read together: one query per channel
  * and lookup key instead of one per send. When the cached contacts of a busy channel expire at
  * once (or after a quiet spell), each of the next requests would otherwise queue its own query
- * for a pooled connection, ahead of the writes (on PostgreSQL about 90 ms for 50 connections
- * here). Sends to one address share one lookup.
+ * for a pooled connection, ahead of the writes (on PostgreSQL, about 90 ms for 50 connections in
+ * the send benchmark). Sends to one address share one lookup.
  */
 export class ContactLookups {
   private groups = new Map<string, Group>();
